@@ -1,0 +1,72 @@
+/* pccx NPU MMIO register bank: the single source of register offsets, bits
+ * and error codes for the firmware and the models.
+ *
+ * 0x00..0x08 are the uCA HAL registers; everything from 0x0C up is defined
+ * by the platform. All registers are 32 bits wide. 64-bit counters are read
+ * LO first: reading LO latches HI so the pair is consistent. */
+#ifndef PCCX_NPU_REGS_H
+#define PCCX_NPU_REGS_H
+
+#include "uCA_v1_hal.h"
+
+/* Block offsets inside the NPU window (base UCA_MMIO_BASE_ADDR). */
+#define PCCX_NPU_REGS_SIZE 0x1000u
+#define PCCX_DMA_PAGE_OFFSET(n) (0x1000u * ((n) + 1u)) /* HP0..HP3, ACP_FMAP, ACP_RESULT */
+
+/* STATUS bits beyond the HAL's BUSY/DONE. ERROR is write-1-to-clear. */
+#define PCCX_STAT_ERROR (1u << 2)
+#define PCCX_STAT_CMD_FULL (1u << 3)
+
+#define PCCX_REG_ERR_CODE 0x0C     /* R: PCCX_ERR_* of the latched error */
+#define PCCX_REG_ERR_INSTR_LO 0x10 /* R: faulting instruction word [31:0] */
+#define PCCX_REG_ERR_INSTR_HI 0x14 /* R: faulting instruction word [63:32] */
+#define PCCX_REG_ERR_SEQ 0x18      /* R: sequence number of the faulting instruction */
+#define PCCX_REG_CMD_LEVEL 0x1C    /* R: words waiting in CMD_IN */
+#define PCCX_REG_CMD_DEPTH 0x20    /* R: CMD_IN capacity */
+#define PCCX_REG_RETIRED_LO 0x24   /* R: instructions retired */
+#define PCCX_REG_RETIRED_HI 0x28
+#define PCCX_REG_ISSUED_LO 0x2C /* R: instructions accepted into CMD_IN */
+#define PCCX_REG_ISSUED_HI 0x30
+#define PCCX_REG_ID 0x38      /* R: PCCX_NPU_ID */
+#define PCCX_REG_VERSION 0x3C /* R: PCCX_NPU_VERSION */
+
+#define PCCX_NPU_ID 0x50434358u      /* "PCCX" */
+#define PCCX_NPU_VERSION 0x00020000u /* v002 */
+
+/* Performance counters, 64 bits each (LO at the offset, HI at +4), counted
+ * in core clock cycles unless named otherwise. */
+#define PCCX_REG_PERF_BASE 0x40
+#define PCCX_PERF_COUNT 24
+#define PCCX_REG_PERF_LO(i) (PCCX_REG_PERF_BASE + 8u * (i))
+#define PCCX_REG_PERF_HI(i) (PCCX_REG_PERF_BASE + 8u * (i) + 4u)
+
+#define PCCX_PERF_CYCLES 0          /* core cycles since reset */
+#define PCCX_PERF_MACS 1            /* multiply-accumulates done */
+#define PCCX_PERF_GEMV_BUSY 2       /* GEMV busy cycles */
+#define PCCX_PERF_GEMM_BUSY 3       /* GEMM busy cycles */
+#define PCCX_PERF_SFU_BUSY 4        /* SFU busy cycles */
+#define PCCX_PERF_DMA_BUSY 5        /* DMA (MEMCPY) busy cycles */
+#define PCCX_PERF_DDR_RD_BYTES 6    /* DDR bytes read by the NPU */
+#define PCCX_PERF_DDR_WR_BYTES 7    /* DDR bytes written by the NPU */
+#define PCCX_PERF_HAZARD_STALL 8    /* issue cycles lost to L2 range hazards */
+#define PCCX_PERF_UNIT_STALL 9      /* issue cycles lost to a busy unit */
+#define PCCX_PERF_CMD_EMPTY 10      /* issue cycles with CMD_IN empty */
+/* 11..23 are allocated by later units (GEMV/GEMM/SFU stall causes, ...). */
+
+/* Error codes latched in ERR_CODE. */
+#define PCCX_ERR_NONE 0x00
+#define PCCX_ERR_UNKNOWN_OPCODE 0x01    /* opcode 0x5..0xF */
+#define PCCX_ERR_RESERVED_BITS 0x02     /* a reserved field is nonzero */
+#define PCCX_ERR_UNKNOWN_CVO_FUNC 0x03  /* undefined or disabled cvo_func */
+#define PCCX_ERR_L2_RANGE 0x04          /* an L2 range ends beyond the last word */
+#define PCCX_ERR_ZERO_LENGTH 0x05       /* length or a shape extent is zero */
+#define PCCX_ERR_LENGTH_TOO_LARGE 0x06  /* length above the unit's limit */
+#define PCCX_ERR_UNWRITTEN_SLOT 0x07    /* shape/size slot never written */
+#define PCCX_ERR_INVALID_ROUTE 0x08     /* MEMCPY route not available */
+#define PCCX_ERR_INVALID_CACHE 0x09     /* MEMSET bank not present */
+#define PCCX_ERR_INVALID_LANES 0x0A     /* parallel_lane above the core count */
+#define PCCX_ERR_UNIT_UNAVAILABLE 0x0B  /* no execution unit for this opcode */
+#define PCCX_ERR_UNIT_FAULT 0x0C        /* the unit failed while executing */
+#define PCCX_ERR_DMA_ADDRESS 0x0D       /* DMA address outside DDR */
+
+#endif /* PCCX_NPU_REGS_H */

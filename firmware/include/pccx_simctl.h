@@ -1,0 +1,39 @@
+/* Sim-control device: a platform-defined peripheral that only exists on the
+ * virtual platform. Firmware uses it to print lines, put markers into the
+ * traces and end the run with an exit code. Accesses cost no simulated time.
+ *
+ * The device sits at UCA_MMIO_BASE_ADDR + PCCX_SIMCTL_OFFSET by default
+ * (memory_map.simctl_base), so the helpers go through the uCA HAL. */
+#ifndef PCCX_SIMCTL_H
+#define PCCX_SIMCTL_H
+
+#include <stdint.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+#define PCCX_SIMCTL_OFFSET 0x00100000u
+
+#define PCCX_SIMCTL_ID 0x00          /* R: PCCX_SIMCTL_MAGIC */
+#define PCCX_SIMCTL_PUTC 0x04        /* W: append a byte to the print line; '\n' emits it */
+#define PCCX_SIMCTL_MARKER_PUTC 0x08 /* W: append a byte to the marker text */
+#define PCCX_SIMCTL_MARKER_EMIT 0x0C /* W: emit the marker into every trace */
+#define PCCX_SIMCTL_EXIT 0x10        /* W: end the run; the value is the exit code */
+#define PCCX_SIMCTL_TIME_NS_LO 0x14  /* R: simulated time in ns [31:0] (latches HI) */
+#define PCCX_SIMCTL_TIME_NS_HI 0x18  /* R: simulated time in ns [63:32] */
+
+#define PCCX_SIMCTL_MAGIC 0x5343544Cu /* "SCTL" */
+
+/* Helpers over the uCA HAL (firmware/sim/pccx_simctl.c). */
+int pccx_simctl_present(void);
+void pccx_simctl_print(const char* line);
+void pccx_simctl_marker(const char* text);
+void pccx_simctl_exit(int code);
+uint64_t pccx_simctl_time_ns(void);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* PCCX_SIMCTL_H */

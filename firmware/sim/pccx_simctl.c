@@ -1,0 +1,45 @@
+/* Sim-control helpers (pccx_simctl.h) over the uCA HAL. Freestanding. */
+#include <stddef.h>
+#include <stdint.h>
+
+#include "pccx_simctl.h"
+#include "uCA_v1_hal.h"
+
+static void simctl_write(uint32_t reg, uint32_t value) {
+  uca_hal_write32(PCCX_SIMCTL_OFFSET + reg, value);
+}
+
+static uint32_t simctl_read(uint32_t reg) { return uca_hal_read32(PCCX_SIMCTL_OFFSET + reg); }
+
+int pccx_simctl_present(void) { return simctl_read(PCCX_SIMCTL_ID) == PCCX_SIMCTL_MAGIC ? 1 : 0; }
+
+void pccx_simctl_print(const char* line) {
+  char last = '\0';
+  if (line != NULL) {
+    for (; *line != '\0'; ++line) {
+      last = *line;
+      simctl_write(PCCX_SIMCTL_PUTC, (uint32_t)(unsigned char)last);
+    }
+  }
+  if (last != '\n') {
+    simctl_write(PCCX_SIMCTL_PUTC, (uint32_t)'\n');
+  }
+}
+
+void pccx_simctl_marker(const char* text) {
+  if (text != NULL) {
+    for (; *text != '\0'; ++text) {
+      simctl_write(PCCX_SIMCTL_MARKER_PUTC, (uint32_t)(unsigned char)*text);
+    }
+  }
+  simctl_write(PCCX_SIMCTL_MARKER_EMIT, 1u);
+}
+
+void pccx_simctl_exit(int code) { simctl_write(PCCX_SIMCTL_EXIT, (uint32_t)code); }
+
+uint64_t pccx_simctl_time_ns(void) {
+  /* LO first: reading LO latches HI. */
+  uint32_t lo = simctl_read(PCCX_SIMCTL_TIME_NS_LO);
+  uint32_t hi = simctl_read(PCCX_SIMCTL_TIME_NS_HI);
+  return ((uint64_t)hi << 32) | (uint64_t)lo;
+}

@@ -1,0 +1,337 @@
+#include "npu/core/command_processor.h"
+
+#include <cinttypes>
+#include <cstdio>
+
+#include "pccx_isa.h"
+#include "uCA_v1_api.h"
+
+namespace pccx::npu {
+
+using sc_core::sc_time;
+using sc_core::SC_ZERO_TIME;
+
+namespace {
+
+uint32_t words_for_elements(uint64_t elements) {
+  return static_cast<uint32_t>((elements + PCCX_BF16_PER_L2_WORD - 1) / PCCX_BF16_PER_L2_WORD);
+}
+
+std::string hex_word(uint64_t w) {
+  char buf[24];
+  std::snprintf(buf, sizeof buf, "0x%016" PRIx64, w);
+  return buf;
+}
+
+std::optional<unit_kind> unit_for(isa::opcode op) {
+  switch (op) {
+    case isa::opcode::gemv: return unit_kind::gemv;
+    case isa::opcode::gemm: return unit_kind::gemm;
+    case isa::opcode::cvo: return unit_kind::sfu;
+    case isa::opcode::memcpy: return unit_kind::dma;
+    case isa::opcode::memset: break;
+  }
+  return std::nullopt;
+}
+
+// Synchronous MEMCPY/CVO (async = 0) hold issue until they retire.
+bool waits_for_completion(const isa::instruction& ins) {
+  if (auto* m = std::get_if<isa::memcpy_instr>(&ins.body)) return !m->async;
+  if (auto* c = std::get_if<isa::cvo_instr>(&ins.body)) return !c->async;
+  return false;
+}
+
+}  // namespace
+
+command_processor::command_processor(sc_core::sc_module_name name, const npu_params& params,
+                                     command_fifo& fifo, constant_cache& cache,
+                                     perf_counters& counters, trace::trace_hub* traces)
+    : sc_core::sc_module(name),
+      irq("irq"),
+      params_(params),
+      fifo_(fifo),
+      cache_(cache),
+      counters_(counters),
+      instr_trace_(traces ? traces->channel("instructions") : nullptr),
+      log_(sc_core::sc_module::name()) {
+  SC_THREAD(issue_thread);
+  SC_METHOD(irq_method);
+  sensitive << status_event_;
+}
+
+void command_processor::bind_unit(unit_kind kind, execution_unit_if& unit) {
+  units_[static_cast<size_t>(kind)] = &unit;
+}
+
+bool command_processor::has_unit(unit_kind kind) const {
+  return units_[static_cast<size_t>(kind)] != nullptr;
+}
+
+bool command_processor::busy() const {
+  return !fifo_.empty() || decoding_ || !in_flight_.empty();
+}
+
+uint64_t command_processor::cycles(const sc_time& t) const {
+  return static_cast<uint64_t>(t / params_.core_period);
+}
+
+void command_processor::status_changed() { status_event_.notify(SC_ZERO_TIME); }
+
+void command_processor::irq_method() { irq.write(!busy() || error_latched()); }
+
+void command_processor::word_pushed() {
+  done_ = false;
+  status_changed();
+}
+
+void command_processor::clear_error() {
+  if (!error_) return;
+  PCCX_LOG(log_, info, "error " << isa::error_name(error_->code) << " cleared by firmware");
+  error_.reset();
+  error_cleared_event_.notify(SC_ZERO_TIME);
+  status_changed();
+}
+
+bool command_processor::next_word(command_fifo::entry& out) {
+  for (;;) {
+    while (error_) wait(error_cleared_event_);
+    if (fifo_.empty()) {
+      const sc_time t0 = sc_core::sc_time_stamp();
+      if (!busy() && !done_) {
+        done_ = true;  // drained: nothing queued, decoding or in flight
+        status_changed();
+      }
+      wait(fifo_.pushed_event());
+      counters_.add(PCCX_PERF_CMD_EMPTY, cycles(sc_core::sc_time_stamp() - t0));
+      continue;
+    }
+    // The CPU may have written the word ahead of simulated time.
+    const sc_time now = sc_core::sc_time_stamp();
+    if (fifo_.front().arrival > now) {
+      wait(fifo_.front().arrival - now);
+      continue;
+    }
+    out = fifo_.pop();
+    decoding_ = true;
+    return true;
+  }
+}
+
+void command_processor::issue_thread() {
+  for (;;) {
+    command_fifo::entry e;
+    next_word(e);
+    wait(params_.decode_cycles * params_.core_period);
+    const sc_time issued = sc_core::sc_time_stamp();
+
+    auto decoded = isa::decode(e.word, params_.limits);
+    if (auto* err = std::get_if<isa::decode_error>(&decoded)) {
+      decoding_ = false;
+      latch(e, err->code, err->message);
+      continue;
+    }
+    dispatched_instruction d;
+    d.seq = e.seq;
+    d.ins = std::get<isa::instruction>(decoded);
+    std::string detail;
+    if (uint32_t code = resolve(d, detail); code != PCCX_ERR_NONE) {
+      decoding_ = false;
+      latch(e, code, detail);
+      continue;
+    }
+    wait(params_.issue_cycles * params_.core_period);
+
+    if (auto* ms = std::get_if<isa::memset_instr>(&d.ins.body)) {
+      wait(params_.cache_write_cycles * params_.core_period);
+      cache_.write(ms->cache, ms->slot, {ms->a, ms->b, ms->c});
+      decoding_ = false;
+      ++retired_;
+      record(d, "cmd", e.arrival, issued, sc_core::sc_time_stamp(), PCCX_ERR_NONE, "");
+      status_changed();
+      continue;
+    }
+
+    const unit_kind kind = *unit_for(d.ins.op);
+    // In-order issue: the head waits for its unit and for older overlapping work.
+    const sc_time t0 = sc_core::sc_time_stamp();
+    bool hazard_seen = false;
+    for (;;) {
+      const bool hazard = conflicts(d);
+      const bool unit_busy = unit_busy_[static_cast<size_t>(kind)];
+      if (!hazard && !unit_busy) break;
+      hazard_seen |= hazard;
+      wait(retired_event_);
+    }
+    const uint64_t stall = cycles(sc_core::sc_time_stamp() - t0);
+    counters_.add(hazard_seen ? PCCX_PERF_HAZARD_STALL : PCCX_PERF_UNIT_STALL, stall);
+
+    const sc_time started = sc_core::sc_time_stamp();
+    unit_busy_[static_cast<size_t>(kind)] = true;
+    in_flight_.push_back({d, kind, e.arrival, issued, started});
+    decoding_ = false;
+    PCCX_LOG(log_, debug, "#" << d.seq << " -> " << unit_kind_name(kind) << ": "
+                              << isa::disassemble(d.ins.word, params_.limits));
+    units_[static_cast<size_t>(kind)]->start(d, *this);
+    status_changed();
+
+    if (waits_for_completion(d.ins)) {
+      auto still_running = [&] {
+        for (const auto& r : in_flight_)
+          if (r.d.seq == d.seq) return true;
+        return false;
+      };
+      while (still_running()) wait(retired_event_);
+    }
+  }
+}
+
+uint32_t command_processor::resolve(dispatched_instruction& d, std::string& detail) const {
+  const uint32_t l2_words = params_.limits.l2_words;
+  auto slot = [&](uint32_t bank, uint32_t index, const char* field,
+                  std::array<uint16_t, 3>& out) -> bool {
+    auto v = cache_.read(bank, index);
+    if (!v) {
+      detail = std::string(field) + " names " + cache_.bank_name(bank) + "[" +
+               std::to_string(index) + "], which was never written by MEMSET";
+      return false;
+    }
+    out = *v;
+    return true;
+  };
+  auto range = [&](uint32_t first, uint64_t words, const char* what,
+                   std::vector<isa::l2_range>& into) -> uint32_t {
+    if (words == 0) {
+      detail = std::string(what) + ": zero-length transfer";
+      return PCCX_ERR_ZERO_LENGTH;
+    }
+    if (first + words > l2_words) {
+      detail = std::string(what) + " words " + std::to_string(first) + ".." +
+               std::to_string(first + words - 1) + " end beyond the last L2 word " +
+               std::to_string(l2_words - 1);
+      return PCCX_ERR_L2_RANGE;
+    }
+    into.push_back({first, static_cast<uint32_t>(words)});
+    return PCCX_ERR_NONE;
+  };
+  auto product = [](const std::array<uint16_t, 3>& v) {
+    return static_cast<uint64_t>(v[0]) * v[1] * v[2];
+  };
+
+  if (auto op = unit_for(d.ins.op); op && !has_unit(*op)) {
+    detail = std::string("no ") + unit_kind_name(*op) + " unit in this platform to execute " +
+             isa::opcode_name(d.ins.op);
+    return PCCX_ERR_UNIT_UNAVAILABLE;
+  }
+
+  if (auto* mm = std::get_if<isa::matmul_instr>(&d.ins.body)) {
+    if (!slot(1, mm->shape_ptr, "shape_ptr", d.shape)) return PCCX_ERR_UNWRITTEN_SLOT;
+    if (!slot(0, mm->size_ptr, "size_ptr", d.size)) return PCCX_ERR_UNWRITTEN_SLOT;
+    const uint64_t out_elems = static_cast<uint64_t>(d.shape[0]) * d.shape[1];
+    if (uint32_t c = range(mm->src_addr, words_for_elements(product(d.size)), "activations",
+                           d.reads))
+      return c;
+    if (uint32_t c = range(mm->dest_reg, words_for_elements(out_elems), "result", d.writes))
+      return c;
+    if (mm->flags & UCA_FLAG_ACCM) d.reads.push_back(d.writes.back());
+    if (d.shape[2] == 0) {
+      detail = "weight_shape K = 0: zero-length reduction";
+      return PCCX_ERR_ZERO_LENGTH;
+    }
+  } else if (auto* mc = std::get_if<isa::memcpy_instr>(&d.ins.body)) {
+    if (!slot(0, mc->shape_ptr, "shape_ptr", d.size)) return PCCX_ERR_UNWRITTEN_SLOT;
+    const uint64_t words = words_for_elements(product(d.size));
+    const auto route = mc->route();
+    if (route != isa::memcpy_route::host_to_l2)
+      if (uint32_t c = range(mc->src, words, "MEMCPY source", d.reads)) return c;
+    if (route == isa::memcpy_route::host_to_l2 || route == isa::memcpy_route::l2_to_l2)
+      if (uint32_t c = range(mc->dest, words, "MEMCPY destination", d.writes)) return c;
+    if (route == isa::memcpy_route::l2_to_l2 && d.reads[0].overlaps(d.writes[0])) {
+      detail = "L2->L2 MEMCPY source and destination ranges overlap";
+      return PCCX_ERR_INVALID_ROUTE;
+    }
+  } else if (auto* cv = std::get_if<isa::cvo_instr>(&d.ins.body)) {
+    const uint32_t words = words_for_elements(cv->length);
+    if (uint32_t c = range(cv->src, words, "CVO source", d.reads)) return c;
+    const uint32_t out = cv->func == UCA_CVO_REDUCE_SUM ? 1 : words;
+    if (uint32_t c = range(cv->dst, out, "CVO destination", d.writes)) return c;
+    // Accumulating and two-operand functions also read what they overwrite.
+    if ((cv->flags & UCA_CVO_FLAG_ACCM) || cv->func == PCCX_CVO_MUL || cv->func == PCCX_CVO_ADD)
+      d.reads.push_back(d.writes.back());
+  }
+  return PCCX_ERR_NONE;
+}
+
+bool command_processor::conflicts(const dispatched_instruction& d) const {
+  for (const auto& r : in_flight_) {
+    for (const auto& w : r.d.writes) {
+      for (const auto& x : d.reads)
+        if (x.overlaps(w)) return true;  // RAW
+      for (const auto& x : d.writes)
+        if (x.overlaps(w)) return true;  // WAW
+    }
+    for (const auto& rd : r.d.reads)
+      for (const auto& x : d.writes)
+        if (x.overlaps(rd)) return true;  // WAR
+  }
+  return false;
+}
+
+void command_processor::retire(uint64_t seq, uint32_t err, const std::string& detail) {
+  for (auto it = in_flight_.begin(); it != in_flight_.end(); ++it) {
+    if (it->d.seq != seq) continue;
+    const sc_time now = sc_core::sc_time_stamp();
+    static constexpr uint32_t busy_counter[] = {PCCX_PERF_GEMV_BUSY, PCCX_PERF_GEMM_BUSY,
+                                                PCCX_PERF_SFU_BUSY, PCCX_PERF_DMA_BUSY};
+    counters_.add(busy_counter[static_cast<size_t>(it->kind)], cycles(now - it->started));
+    unit_busy_[static_cast<size_t>(it->kind)] = false;
+    ++retired_;
+    record(it->d, unit_kind_name(it->kind), it->queued, it->issued, it->started, err, detail);
+    if (err != PCCX_ERR_NONE) latch({it->d.ins.word, seq, it->queued}, err, detail, true);
+    in_flight_.erase(it);
+    retired_event_.notify();
+    status_changed();
+    return;
+  }
+  throw std::logic_error(std::string(name()) + ": retire of unknown instruction #" +
+                         std::to_string(seq));
+}
+
+void command_processor::latch(const command_fifo::entry& e, uint32_t code,
+                              const std::string& detail, bool traced) {
+  npu_error err{code, e.word, e.seq, detail};
+  PCCX_LOG(log_, warning, "#" << e.seq << " " << hex_word(e.word) << ": "
+                              << isa::error_name(code) << ": " << detail
+                              << (error_ ? " (an earlier error is still latched)" : ""));
+  // The first error stays latched until firmware clears it.
+  if (!error_) error_ = err;
+  if (instr_trace_ && !traced) {
+    instr_trace_->write({{"seq", e.seq},
+                         {"word", hex_word(e.word)},
+                         {"disasm", isa::disassemble(e.word, params_.limits)},
+                         {"queued_ns", trace::to_ns(e.arrival)},
+                         {"fault_ns", trace::to_ns(sc_core::sc_time_stamp())},
+                         {"status", isa::error_name(code)},
+                         {"error", detail}});
+  }
+  status_changed();
+  if (on_error) on_error(err);
+}
+
+void command_processor::record(const dispatched_instruction& d, const char* unit,
+                               const sc_time& queued, const sc_time& issued, const sc_time& started,
+                               uint32_t err, const std::string& detail) {
+  if (!instr_trace_) return;
+  nlohmann::ordered_json rec = {{"seq", d.seq},
+                        {"word", hex_word(d.ins.word)},
+                        {"disasm", isa::disassemble(d.ins.word, params_.limits)},
+                        {"unit", unit},
+                        {"queued_ns", trace::to_ns(queued)},
+                        {"issue_ns", trace::to_ns(issued)},
+                        {"start_ns", trace::to_ns(started)},
+                        {"retire_ns", trace::to_ns(sc_core::sc_time_stamp())},
+                        {"status", err == PCCX_ERR_NONE ? std::string("ok") : isa::error_name(err)}};
+  if (!detail.empty()) rec["error"] = detail;
+  instr_trace_->write(rec);
+}
+
+}  // namespace pccx::npu

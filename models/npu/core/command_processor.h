@@ -1,0 +1,106 @@
+// The command processor: takes words from CMD_IN in order, decodes and
+// validates them, resolves shape slots from the constant cache, waits for
+// L2 range hazards (RAW, WAR, WAW) and unit occupancy, and dispatches to the
+// execution units. MEMSET executes here: it only writes the constant cache.
+//
+// Errors latch (code, word, sequence number), drop the instruction and stop
+// issue until firmware clears them; instructions already in flight finish.
+#pragma once
+
+#include <array>
+#include <cstdint>
+#include <functional>
+#include <list>
+#include <optional>
+#include <string>
+
+#include <systemc>
+
+#include "log/logger.h"
+#include "npu/core/command_fifo.h"
+#include "npu/core/constant_cache.h"
+#include "npu/core/execution_unit.h"
+#include "npu/core/npu_params.h"
+#include "npu/core/perf_counters.h"
+#include "trace/trace_hub.h"
+
+namespace pccx::npu {
+
+struct npu_error {
+  uint32_t code = PCCX_ERR_NONE;
+  uint64_t word = 0;
+  uint64_t seq = 0;
+  std::string detail;
+};
+
+class command_processor : public sc_core::sc_module, public completion_if {
+ public:
+  SC_HAS_PROCESS(command_processor);
+  command_processor(sc_core::sc_module_name name, const npu_params& params, command_fifo& fifo,
+                    constant_cache& cache, perf_counters& counters, trace::trace_hub* traces);
+
+  sc_core::sc_out<bool> irq;  // high when idle or in error: firmware's wake-up line
+
+  void bind_unit(unit_kind kind, execution_unit_if& unit);
+  bool has_unit(unit_kind kind) const;
+
+  // STATUS as the register bank reports it.
+  bool busy() const;
+  bool done() const { return done_; }
+  bool error_latched() const { return error_.has_value(); }
+  const npu_error* error() const { return error_ ? &*error_ : nullptr; }
+  uint64_t retired() const { return retired_; }
+  uint32_t in_flight() const { return static_cast<uint32_t>(in_flight_.size()); }
+
+  // Called by the register bank on the MMIO side.
+  void word_pushed();  // DONE clears when a new word arrives
+  void clear_error();
+
+  // In strict mode every latched error is also reported here.
+  std::function<void(const npu_error&)> on_error;
+
+  void retire(uint64_t seq, uint32_t err, const std::string& detail) override;
+
+ private:
+  struct in_flight_record {
+    dispatched_instruction d;
+    unit_kind kind;
+    sc_core::sc_time queued, issued, started;
+  };
+
+  void issue_thread();
+  void irq_method();
+  bool next_word(command_fifo::entry& out);
+  // Fills shapes and L2 ranges; returns an error code or PCCX_ERR_NONE.
+  uint32_t resolve(dispatched_instruction& d, std::string& detail) const;
+  bool conflicts(const dispatched_instruction& d) const;
+  // traced: the instruction trace already has a record for this word.
+  void latch(const command_fifo::entry& e, uint32_t code, const std::string& detail,
+             bool traced = false);
+  void record(const dispatched_instruction& d, const char* unit, const sc_core::sc_time& queued,
+              const sc_core::sc_time& issued, const sc_core::sc_time& started, uint32_t err,
+              const std::string& detail);
+  void status_changed();
+  uint64_t cycles(const sc_core::sc_time& t) const;
+
+  npu_params params_;
+  command_fifo& fifo_;
+  constant_cache& cache_;
+  perf_counters& counters_;
+  trace::jsonl_trace* instr_trace_;
+  log::logger log_;
+
+  std::array<execution_unit_if*, static_cast<size_t>(unit_kind::count)> units_{};
+  std::array<bool, static_cast<size_t>(unit_kind::count)> unit_busy_{};
+  std::list<in_flight_record> in_flight_;
+  bool decoding_ = false;  // a word left CMD_IN and is not yet dispatched
+  bool done_ = false;
+  uint64_t retired_ = 0;
+  std::optional<npu_error> error_;
+
+  sc_core::sc_event retired_event_;
+  sc_core::sc_event error_cleared_event_;
+  sc_core::sc_event status_event_;
+};
+
+}  // namespace pccx::npu

@@ -1,0 +1,54 @@
+// The NPU's AXI-Lite register bank (4 KiB at the NPU base): the uCA HAL
+// registers (INSTR_LO, INSTR_HI, STATUS) and the platform's error, level,
+// retired-count and performance-counter registers, all 32 bits wide.
+//
+// Timing: the bank adds no delay of its own (the initiator's access cost
+// models the bus). Reads see NPU state, so a read first synchronises the
+// caller's quantum offset; an INSTR_HI write into a full CMD_IN blocks the
+// caller until a slot frees, as the RTL's awready does.
+#pragma once
+
+#include <cstdint>
+#include <string>
+
+#include <systemc>
+#include <tlm>
+#include <tlm_utils/simple_target_socket.h>
+
+#include "log/logger.h"
+#include "npu/core/command_fifo.h"
+#include "npu/core/command_processor.h"
+#include "npu/core/perf_counters.h"
+
+namespace pccx::npu {
+
+class npu_register_bank : public sc_core::sc_module {
+ public:
+  npu_register_bank(sc_core::sc_module_name name, const npu_params& params, command_fifo& fifo,
+                    command_processor& cmd, perf_counters& counters);
+
+  tlm_utils::simple_target_socket<npu_register_bank> mmio;
+
+  // "STATUS", "PERF_LO[3]", ... or "" for an unmapped offset.
+  static std::string register_name(uint64_t offset);
+
+ private:
+  void b_transport(tlm::tlm_generic_payload& tx, sc_core::sc_time& delay);
+  unsigned int transport_dbg(tlm::tlm_generic_payload& tx);
+  // Returns false (and sets the response) when the access is not allowed.
+  bool access(tlm::tlm_generic_payload& tx, sc_core::sc_time* delay);
+  bool read(uint32_t offset, uint32_t& value, bool debug);
+  bool write(uint32_t offset, uint32_t value, sc_core::sc_time& delay);
+  uint32_t status() const;
+  uint64_t counter(uint32_t index) const;
+
+  npu_params params_;
+  command_fifo& fifo_;
+  command_processor& cmd_;
+  perf_counters& counters_;
+  log::logger log_;
+  uint32_t instr_lo_ = 0;
+  uint32_t latched_hi_ = 0;  // HI half of the last 64-bit LO read
+};
+
+}  // namespace pccx::npu

@@ -1,0 +1,27 @@
+#include "npu/core/perf_counters.h"
+
+#include <stdexcept>
+
+namespace pccx::npu {
+
+perf_counters::perf_counters() {
+  for (uint32_t i = 0; i < size(); ++i) names_[i] = "perf_" + std::to_string(i);
+  name(PCCX_PERF_CYCLES, "cycles");
+  name(PCCX_PERF_MACS, "macs");
+  name(PCCX_PERF_GEMV_BUSY, "gemv_busy_cycles");
+  name(PCCX_PERF_GEMM_BUSY, "gemm_busy_cycles");
+  name(PCCX_PERF_SFU_BUSY, "sfu_busy_cycles");
+  name(PCCX_PERF_DMA_BUSY, "dma_busy_cycles");
+  name(PCCX_PERF_DDR_RD_BYTES, "ddr_read_bytes");
+  name(PCCX_PERF_DDR_WR_BYTES, "ddr_write_bytes");
+  name(PCCX_PERF_HAZARD_STALL, "issue_hazard_stall_cycles");
+  name(PCCX_PERF_UNIT_STALL, "issue_unit_stall_cycles");
+  name(PCCX_PERF_CMD_EMPTY, "issue_cmd_empty_cycles");
+}
+
+void perf_counters::add(uint32_t index, uint64_t amount) { values_.at(index) += amount; }
+uint64_t perf_counters::value(uint32_t index) const { return values_.at(index); }
+void perf_counters::set(uint32_t index, uint64_t value) { values_.at(index) = value; }
+void perf_counters::name(uint32_t index, const std::string& n) { names_.at(index) = n; }
+
+}  // namespace pccx::npu

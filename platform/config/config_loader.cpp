@@ -1,0 +1,41 @@
+#include "config/config_loader.h"
+
+namespace pccx::config {
+
+platform_config load(const config_layers& layers) { return load_as<platform_config>(layers); }
+
+nlohmann::json to_json(const platform_config& cfg) { return to_json_as(cfg); }
+
+std::string dump_text(const platform_config& cfg) { return dump_text_as(cfg); }
+
+void dump(const platform_config& cfg, const std::string& path) { dump_as(cfg, path); }
+
+std::vector<key_info> describe_keys() { return describe_keys_as<platform_config>(); }
+
+namespace {
+
+std::string cell(const std::string& text, bool code) {
+  if (text.empty()) return "";
+  std::string out;
+  for (char c : text) {
+    if (c == '|') out += '\\';
+    out += c;
+  }
+  return code ? "`" + out + "`" : out;
+}
+
+}  // namespace
+
+std::string key_table_markdown(const std::vector<key_info>& keys) {
+  std::string out =
+      "| Key | Type | Default | Constraint | Description |\n"
+      "|-----|------|---------|------------|-------------|\n";
+  for (const auto& k : keys) {
+    out += "| " + cell(k.pointer, true) + " | " + cell(k.type, false) + " | " +
+           cell(k.default_value, true) + " | " + cell(k.constraint, false) + " | " +
+           cell(k.doc, false) + " |\n";
+  }
+  return out;
+}
+
+}  // namespace pccx::config

@@ -1,0 +1,246 @@
+#include "config/layered_json.h"
+
+#include <cerrno>
+#include <cstdio>
+#include <cstring>
+#include <filesystem>
+#include <fstream>
+#include <iostream>
+#include <vector>
+
+#include "config/config_visitors.h"
+
+namespace pccx::config {
+
+namespace {
+
+std::vector<std::string> split_path(const std::string& key) {
+  std::vector<std::string> parts;
+  std::size_t start = 0;
+  while (true) {
+    std::size_t dot = key.find('.', start);
+    parts.push_back(key.substr(start, dot - start));
+    if (dot == std::string::npos) break;
+    start = dot + 1;
+  }
+  return parts;
+}
+
+bool parse_index(const std::string& s, std::size_t& out) {
+  if (s.empty() || s.size() > 9) return false;
+  out = 0;
+  for (char c : s) {
+    if (c < '0' || c > '9') return false;
+    out = out * 10 + static_cast<std::size_t>(c - '0');
+  }
+  return true;
+}
+
+std::string parent_of(const std::string& ptr) {
+  std::size_t slash = ptr.rfind('/');
+  return slash == std::string::npos ? std::string() : ptr.substr(0, slash);
+}
+
+}  // namespace
+
+layered_json::layered_json(nlohmann::json defaults, std::string defaults_name)
+    : doc_(std::move(defaults)) {
+  origins_[""] = source_ref{std::move(defaults_name), 0};
+}
+
+void layered_json::set_origin(const std::string& ptr, const source_ref& from) {
+  // The value at ptr was replaced wholesale, so older records below it are
+  // stale. Descendants sort contiguously right after ptr + "/".
+  const std::string prefix = ptr + "/";
+  auto it = origins_.lower_bound(prefix);
+  while (it != origins_.end() && it->first.compare(0, prefix.size(), prefix) == 0)
+    it = origins_.erase(it);
+  origins_[ptr] = from;
+}
+
+void layered_json::merge_into(nlohmann::json& dst, const nlohmann::json& src,
+                              const std::string& ptr, const source_ref& from) {
+  if (dst.is_object() && src.is_object()) {
+    for (const auto& item : src.items()) {
+      std::string child = append_pointer(ptr, item.key());
+      auto it = dst.find(item.key());
+      if (it == dst.end()) {
+        dst[item.key()] = item.value();
+        set_origin(child, from);
+      } else {
+        merge_into(*it, item.value(), child, from);
+      }
+    }
+    return;
+  }
+  dst = src;
+  set_origin(ptr, from);
+}
+
+void layered_json::merge(const nlohmann::json& layer, const std::string& source) {
+  merge_into(doc_, layer, "", source_ref{source, next_layer_++});
+}
+
+void layered_json::merge_file(const std::string& path, diagnostics& diag) {
+  auto parsed = read_json_file(path, diag);
+  if (!parsed) return;
+  if (!parsed->is_object()) {
+    diag.report(path, "", "expected a JSON object at the top level, found " + detail::json_text(*parsed));
+    return;
+  }
+  merge(*parsed, path);
+}
+
+void layered_json::apply_set(const std::string& assignment, diagnostics& diag) {
+  const std::string source = "--set " + assignment;
+  std::size_t eq = assignment.find('=');
+  if (eq == std::string::npos) {
+    diag.report(source, "", "missing '='; expected --set KEY=VALUE, e.g. --set npu.cmd_fifo_depth=16");
+    return;
+  }
+  const std::string key = assignment.substr(0, eq);
+  const std::string text = assignment.substr(eq + 1);
+  if (key.empty()) {
+    diag.report(source, "", "missing key before '='; expected --set KEY=VALUE");
+    return;
+  }
+  std::vector<std::string> segments = split_path(key);
+  for (const auto& seg : segments) {
+    if (seg.empty()) {
+      diag.report(source, "", "empty segment in key \"" + key + "\"; segments are separated by single dots");
+      return;
+    }
+  }
+
+  // JSON when it parses (numbers, true, "quoted", [..], {..}), else the raw text.
+  nlohmann::json value = nlohmann::json::parse(text, nullptr, /*allow_exceptions=*/false);
+  if (value.is_discarded()) value = text;
+
+  const source_ref from{source, next_layer_++};
+  nlohmann::json* node = &doc_;
+  std::string ptr;
+  for (std::size_t i = 0; i < segments.size(); ++i) {
+    const std::string& seg = segments[i];
+    const bool last = i + 1 == segments.size();
+    std::string child = append_pointer(ptr, seg);
+    if (node->is_object()) {
+      auto it = node->find(seg);
+      if (it == node->end()) {
+        (*node)[seg] = last ? value : nlohmann::json::object();
+        set_origin(child, from);
+        if (last) return;
+        node = &(*node)[seg];
+      } else if (last) {
+        merge_into(*it, value, child, from);
+        return;
+      } else {
+        node = &*it;
+      }
+    } else if (node->is_array()) {
+      std::size_t index = 0;
+      if (!parse_index(seg, index)) {
+        diag.report(source, ptr, "is an array; expected an index, found \"" + seg + "\"");
+        return;
+      }
+      if (index >= node->size()) {
+        diag.report(source, ptr,
+                    "has no entry " + seg + " (the array has " + std::to_string(node->size()) +
+                        " entries)");
+        return;
+      }
+      if (last) {
+        merge_into((*node)[index], value, child, from);
+        return;
+      }
+      node = &(*node)[index];
+    } else {
+      diag.report(source, ptr,
+                  std::string("is a ") + node->type_name() + ", so it has no key \"" + seg + "\"");
+      return;
+    }
+    ptr = child;
+  }
+}
+
+source_ref layered_json::origin_of(const std::string& pointer) const {
+  std::string p = pointer;
+  while (true) {
+    auto it = origins_.find(p);
+    if (it != origins_.end()) return it->second;
+    if (p.empty()) return source_ref{"config", 0};  // unreachable: "" is always recorded
+    p = parent_of(p);
+  }
+}
+
+diagnostics::locator layered_json::locator() const {
+  return [this](const std::string& pointer) { return origin_of(pointer); };
+}
+
+std::optional<nlohmann::json> read_json_file(const std::string& path, diagnostics& diag) {
+  std::error_code ec;
+  if (std::filesystem::is_directory(path, ec)) {
+    diag.report(path, "", "is a directory, not a JSON file");
+    return std::nullopt;
+  }
+  errno = 0;
+  std::FILE* f = std::fopen(path.c_str(), "rb");
+  if (!f) {
+    diag.report(path, "", std::string("cannot open file: ") + std::strerror(errno));
+    return std::nullopt;
+  }
+  std::string text;
+  char buf[8192];
+  std::size_t n;
+  while ((n = std::fread(buf, 1, sizeof buf, f)) > 0) text.append(buf, n);
+  bool read_failed = std::ferror(f) != 0;
+  std::fclose(f);
+  if (read_failed) {
+    diag.report(path, "", "cannot read file");
+    return std::nullopt;
+  }
+
+  try {
+    return nlohmann::json::parse(text);
+  } catch (const nlohmann::json::parse_error& e) {
+    // nlohmann's message reads "[json.exception.parse_error.101] parse error
+    // at line L, column C: REASON"; keep its line/column and reason.
+    std::string what = e.what();
+    std::size_t line = 0, column = 0;
+    std::size_t at = what.find("at line ");
+    std::string reason = what;
+    if (at != std::string::npos &&
+        std::sscanf(what.c_str() + at, "at line %zu, column %zu", &line, &column) == 2) {
+      std::size_t colon = what.find(": ", at);
+      if (colon != std::string::npos) reason = what.substr(colon + 2);
+    } else {
+      // Fallback: derive the position from the byte offset.
+      line = 1;
+      column = 0;
+      for (std::size_t i = 0; i < e.byte && i < text.size(); ++i) {
+        if (text[i] == '\n') {
+          ++line;
+          column = 0;
+        } else {
+          ++column;
+        }
+      }
+    }
+    diag.report(path + ":" + std::to_string(line) + ":" + std::to_string(column), "", reason);
+    return std::nullopt;
+  }
+}
+
+void write_text_file(const std::string& text, const std::string& path) {
+  if (path == "-") {
+    std::cout << text << std::flush;
+    return;
+  }
+  errno = 0;
+  std::ofstream out(path, std::ios::binary | std::ios::trunc);
+  if (!out) throw config_error({path + ": cannot write: " + std::strerror(errno)});
+  out << text;
+  out.flush();
+  if (!out) throw config_error({path + ": write failed: " + std::strerror(errno)});
+}
+
+}  // namespace pccx::config

@@ -1,0 +1,234 @@
+// Every parameter of the virtual platform, with its compiled-in default.
+//
+// Each struct lists its fields once in visit(); that one list drives the
+// defaults layer, parsing and checking, dump and the key reference
+// (see config_schema.h). Values are in the unit named by the key suffix
+// (_mhz, _ns, _ms, _bytes, _kib, _cycles); the platform converts them.
+//
+// To add a subsystem: write `struct dma_config { ...; template <class V>
+// void visit(V& v) {...} };`, add `dma_config dma;` to platform_config and
+// one v.field("dma", dma, "...") line to platform_config::visit, then add
+// the keys to configs/kv260.json and docs/configuration.md (tests fail
+// until both are updated).
+#pragma once
+
+#include <cstdint>
+#include <map>
+#include <string>
+#include <vector>
+
+#include "config/config_schema.h"
+
+namespace pccx::config {
+
+// Choices shared by log.level and the log.modules values.
+const std::vector<std::string>& log_level_names();
+
+struct clocks_config {
+  double core_mhz = 400.0;
+  double axi_mhz = 250.0;
+
+  template <class V>
+  void visit(V& v) {
+    v.field("core_mhz", core_mhz, "NPU core clock", range(1.0, 2000.0));
+    v.field("axi_mhz", axi_mhz, "AXI/DMA clock", range(1.0, 2000.0));
+  }
+};
+
+struct simulation_config {
+  std::uint64_t quantum_ns = 1000;
+  std::uint64_t max_time_ms = 60000;
+  bool strict = false;
+
+  template <class V>
+  void visit(V& v) {
+    v.field("quantum_ns", quantum_ns, "Temporal-decoupling quantum of the firmware CPU",
+            range(1, 1000000));
+    v.field("max_time_ms", max_time_ms, "Simulated-time limit; reaching it is a failure",
+            range(1, 86400000));
+    v.field("strict", strict, "End the run at the first NPU error instead of latching it");
+  }
+};
+
+struct memory_map_config {
+  std::uint64_t npu_base = 0xA0000000;
+  std::uint64_t npu_size = 0x10000;
+  std::uint64_t simctl_base = 0xA0100000;
+  std::uint64_t simctl_size = 0x1000;
+  std::uint64_t ddr_base = 0x0;
+  std::uint64_t ddr_size = 0x100000000;
+
+  template <class V>
+  void visit(V& v) {
+    v.field("npu_base", npu_base, "Base of the NPU window (CPU view); 4 KiB aligned", address());
+    v.field("npu_size", npu_size, "Size of the NPU window: registers + DMA pages, bytes", hex(),
+            at_least(1));
+    v.field("simctl_base", simctl_base, "Base of the simulation-control device (CPU view)",
+            address());
+    v.field("simctl_size", simctl_size, "Size of the simulation-control window, bytes", hex(),
+            at_least(1));
+    v.field("ddr_base", ddr_base, "Base of DDR as addressed by the NPU DMA", address());
+    v.field("ddr_size", ddr_size, "Size of DDR, bytes", hex(), at_least(1));
+  }
+  void validate(validator& check) const;
+};
+
+struct cpu_config {
+  std::uint64_t mmio_write_ns = 40;
+  std::uint64_t mmio_read_ns = 200;
+  std::uint32_t stack_kib = 8192;
+
+  template <class V>
+  void visit(V& v) {
+    v.field("mmio_write_ns", mmio_write_ns, "Cost of a posted AXI-Lite write from the A53",
+            range(0, 100000));
+    v.field("mmio_read_ns", mmio_read_ns, "Round trip of an AXI-Lite read from the A53",
+            range(0, 100000));
+    v.field("stack_kib", stack_kib, "Stack of the firmware thread", range(64, 1048576));
+  }
+};
+
+struct l2_config {
+  std::uint32_t words = 114688;
+  std::uint32_t ports = 2;
+
+  template <class V>
+  void visit(V& v) {
+    v.field("words", words, "L2 capacity in 128-bit words", range(1, 131072));
+    v.field("ports", ports, "L2 access ports", range(1, 2));
+  }
+};
+
+struct cache_bank_config {
+  std::string name;
+  bool enabled = true;
+
+  template <class V>
+  void visit(V& v) {
+    v.field("name", name, "Bank name (unique)");
+    v.field("enabled", enabled, "Whether the bank accepts writes");
+  }
+};
+
+struct constant_cache_config {
+  std::uint32_t slots = 64;
+  std::uint32_t write_cycles = 1;
+  std::vector<cache_bank_config> banks = {{"fmap_shape", true},
+                                          {"weight_shape", true},
+                                          {"head_scale", true},
+                                          {"channel_scale", true}};
+
+  template <class V>
+  void visit(V& v) {
+    v.field("slots", slots, "Slots per bank", range(1, 64));
+    v.field("write_cycles", write_cycles, "Cycles to write one slot", range(0, 1000));
+    v.field("banks", banks,
+            "Constant-cache banks; the first two must be fmap_shape and weight_shape, enabled",
+            items(4));
+  }
+  void validate(validator& check) const;
+};
+
+struct sfu_config {
+  std::uint32_t max_length = 2048;
+  bool extensions = true;
+
+  template <class V>
+  void visit(V& v) {
+    v.field("max_length", max_length,
+            "Elements per CVO instruction (the RTL stream bridge buffers 2048)", range(1, 65535));
+    v.field("extensions", extensions, "Accept the platform-defined CVO codes 0x8..0xB");
+  }
+};
+
+struct memcpy_config {
+  bool kv_append = true;
+
+  template <class V>
+  void visit(V& v) {
+    v.field("kv_append", kv_append, "Route from_device=1,to_device=1 (KV append) is available");
+  }
+};
+
+struct npu_config {
+  std::uint32_t cmd_fifo_depth = 8;
+  std::uint32_t decode_cycles = 1;
+  std::uint32_t issue_cycles = 1;
+  std::uint32_t gemv_cores = 4;
+  l2_config l2;
+  constant_cache_config constant_cache;
+  sfu_config sfu;
+  memcpy_config memcpy;
+
+  template <class V>
+  void visit(V& v) {
+    v.field("cmd_fifo_depth", cmd_fifo_depth, "Depth of the CMD_IN instruction FIFO",
+            range(1, 1024));
+    v.field("decode_cycles", decode_cycles, "Decoder register stage", range(0, 1000));
+    v.field("issue_cycles", issue_cycles, "Scheduler stage", range(0, 1000));
+    v.field("gemv_cores", gemv_cores, "Number of GEMV cores", range(1, 32));
+    v.field("l2", l2, "L2 scratchpad");
+    v.field("constant_cache", constant_cache, "Constant cache (shapes and scales)");
+    v.field("sfu", sfu, "Special-function unit (CVO instructions)");
+    v.field("memcpy", memcpy, "MEMCPY routes");
+  }
+};
+
+struct trace_config {
+  std::string mmio;
+  std::string instructions;
+
+  template <class V>
+  void visit(V& v) {
+    v.field("mmio", mmio, "Path of the MMIO access trace (JSON Lines); empty = off");
+    v.field("instructions", instructions, "Path of the instruction trace; empty = off");
+  }
+};
+
+struct logging_config {
+  std::string level = "info";
+  std::map<std::string, std::string> modules;
+
+  template <class V>
+  void visit(V& v) {
+    v.field("level", level, "Default log level", one_of(log_level_names()));
+    v.field("modules", modules,
+            "Per-module log levels, module name -> level; \"npu\" also covers \"npu.cmd\"",
+            one_of(log_level_names()));
+  }
+  void validate(validator& check) const;
+};
+
+struct output_config {
+  std::string dir;
+
+  template <class V>
+  void visit(V& v) {
+    v.field("dir", dir, "Folder for run outputs such as summary.json; empty = none");
+  }
+};
+
+struct platform_config {
+  clocks_config clocks;
+  simulation_config simulation;
+  memory_map_config memory_map;
+  cpu_config cpu;
+  npu_config npu;
+  trace_config trace;
+  logging_config log;
+  output_config output;
+
+  template <class V>
+  void visit(V& v) {
+    v.field("clocks", clocks, "Clock frequencies");
+    v.field("simulation", simulation, "Simulation control");
+    v.field("memory_map", memory_map, "Address map");
+    v.field("cpu", cpu, "Firmware CPU (A53) timing");
+    v.field("npu", npu, "NPU model");
+    v.field("trace", trace, "Trace outputs");
+    v.field("log", log, "Logging");
+    v.field("output", output, "Run outputs");
+  }
+};
+
+}  // namespace pccx::config

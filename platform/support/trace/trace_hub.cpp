@@ -1,0 +1,32 @@
+#include "trace/trace_hub.h"
+
+#include <cmath>
+
+namespace pccx::trace {
+
+double to_ns(const sc_core::sc_time& t) {
+  static const double ticks_per_ns =
+      std::round(1e-9 / sc_core::sc_get_time_resolution().to_seconds());
+  return static_cast<double>(t.value()) / ticks_per_ns;
+}
+
+void trace_hub::open(const std::string& name, const std::string& path) {
+  if (path.empty()) {
+    channels_.erase(name);
+    return;
+  }
+  channels_[name] = std::make_unique<jsonl_trace>(path);
+}
+
+jsonl_trace* trace_hub::channel(const std::string& name) const {
+  auto it = channels_.find(name);
+  return it == channels_.end() ? nullptr : it->second.get();
+}
+
+void trace_hub::marker(const std::string& text, const sc_core::sc_time& when) {
+  for (auto& [name, ch] : channels_) ch->write({{"t_ns", to_ns(when)}, {"marker", text}});
+}
+
+void trace_hub::close_all() { channels_.clear(); }
+
+}  // namespace pccx::trace

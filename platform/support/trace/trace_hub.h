@@ -1,0 +1,33 @@
+// The platform's traces, by name. Models ask the hub for a channel and write
+// only when it is enabled; markers from firmware go into every open channel so
+// each trace can be cut by "token 3 layer 12 begins" on its own.
+#pragma once
+
+#include <map>
+#include <memory>
+#include <string>
+
+#include <systemc>
+
+#include "trace/jsonl_trace.h"
+
+namespace pccx::trace {
+
+class trace_hub {
+ public:
+  // Opens channel `name` writing to `path`; an empty path leaves it off.
+  void open(const std::string& name, const std::string& path);
+  // The channel, or nullptr when it is off.
+  jsonl_trace* channel(const std::string& name) const;
+  void marker(const std::string& text, const sc_core::sc_time& when);
+  void close_all();
+
+ private:
+  std::map<std::string, std::unique_ptr<jsonl_trace>> channels_;
+};
+
+// Every trace stamps time in nanoseconds, computed from the integer tick
+// count so that 682.5 ns prints as 682.5, not 682.5000000000001.
+double to_ns(const sc_core::sc_time& t);
+
+}  // namespace pccx::trace

@@ -1,0 +1,136 @@
+#include "vp/cpu/firmware_cpu.h"
+
+#include <cstdio>
+
+#include "pccx_npu_regs.h"
+
+namespace pccx::vp {
+
+namespace {
+firmware_cpu* g_current = nullptr;
+
+std::string hex32(uint64_t v) {
+  char buf[24];
+  std::snprintf(buf, sizeof buf, "0x%08llx", static_cast<unsigned long long>(v));
+  return buf;
+}
+}  // namespace
+
+firmware_cpu::firmware_cpu(sc_core::sc_module_name name, const params& p, run_control& control,
+                           const address_router& names, trace::trace_hub* traces)
+    : sc_core::sc_module(name),
+      bus("bus"),
+      npu_irq("npu_irq"),
+      params_(p),
+      control_(control),
+      names_(names),
+      mmio_trace_(traces ? traces->channel("mmio") : nullptr),
+      log_(sc_core::sc_module::name()) {
+  SC_THREAD(run);
+  set_stack_size(params_.stack_bytes);
+}
+
+void firmware_cpu::load(firmware_entry entry, const std::string& firmware_name) {
+  entry_ = entry;
+  firmware_name_ = firmware_name;
+}
+
+firmware_cpu* firmware_cpu::current() { return g_current; }
+
+sc_core::sc_time firmware_cpu::local_time() const { return qk_.get_current_time(); }
+
+void firmware_cpu::run() {
+  if (!entry_) fault("no firmware loaded");
+  qk_.reset();
+  g_current = this;
+  PCCX_LOG(log_, info, "running firmware " << firmware_name_);
+  const int rc = entry_();
+  qk_.sync();
+  g_current = nullptr;
+  control_.finish(rc, "firmware " + firmware_name_ + " returned " + std::to_string(rc));
+  wait(never_);
+}
+
+void firmware_cpu::fault(const std::string& message) {
+  qk_.sync();
+  control_.fail(message);
+  // The firmware's C frames stay suspended on this thread; nothing unwinds
+  // through them, and the simulation has been stopped.
+  for (;;) wait(never_);
+}
+
+void firmware_cpu::transact(tlm::tlm_command cmd, uint32_t offset, uint32_t& data) {
+  const uint64_t address = params_.mmio_base + offset;
+  tlm::tlm_generic_payload tx;
+  tx.set_command(cmd);
+  tx.set_address(address);
+  tx.set_data_ptr(reinterpret_cast<unsigned char*>(&data));
+  tx.set_data_length(4);
+  tx.set_streaming_width(4);
+  tx.set_byte_enable_ptr(nullptr);
+  tx.set_dmi_allowed(false);
+  tx.set_response_status(tlm::TLM_INCOMPLETE_RESPONSE);
+
+  sc_core::sc_time delay = qk_.get_local_time();
+  bus->b_transport(tx, delay);
+  qk_.set(delay);
+
+  const bool is_write = cmd == tlm::TLM_WRITE_COMMAND;
+  const std::string where = names_.describe(address);
+  if (tx.is_response_error()) {
+    std::string why;
+    switch (tx.get_response_status()) {
+      case tlm::TLM_ADDRESS_ERROR_RESPONSE:
+        why = where.empty() ? "no device is mapped there" : "no register at this offset";
+        break;
+      case tlm::TLM_COMMAND_ERROR_RESPONSE:
+        why = is_write ? "the register is read-only" : "the register is write-only";
+        break;
+      case tlm::TLM_BURST_ERROR_RESPONSE: why = "only aligned 32-bit accesses are supported"; break;
+      default: why = tx.get_response_string(); break;
+    }
+    fault("firmware " + firmware_name_ + ": bus error on " + (is_write ? "write of " : "read of ") +
+          (is_write ? hex32(data) + " to " : std::string()) + hex32(address) +
+          (where.empty() ? "" : " (" + where + ")") + " at HAL offset " + hex32(offset) + ": " +
+          why);
+  }
+  if (mmio_trace_) {
+    mmio_trace_->write({{"t_ns", trace::to_ns(local_time())},
+                        {"op", is_write ? "W" : "R"},
+                        {"addr", hex32(address)},
+                        {"reg", where},
+                        {"value", hex32(data)}});
+  }
+  PCCX_LOG(log_, trace, (is_write ? "W " : "R ") << where << " = " << hex32(data));
+  if (qk_.need_sync()) qk_.sync();
+}
+
+void firmware_cpu::write32(uint32_t offset, uint32_t value) {
+  transact(tlm::TLM_WRITE_COMMAND, offset, value);
+}
+
+uint32_t firmware_cpu::read32(uint32_t offset) {
+  uint32_t value = 0;
+  transact(tlm::TLM_READ_COMMAND, offset, value);
+  return value;
+}
+
+int firmware_cpu::wait_idle(uint32_t timeout_us) {
+  const sc_core::sc_time deadline =
+      local_time() + sc_core::sc_time(static_cast<double>(timeout_us), sc_core::SC_US);
+  for (;;) {
+    const uint32_t status = read32(UCA_REG_STATUS);
+    if (status & PCCX_STAT_ERROR) return -2;
+    if (!(status & UCA_STAT_BUSY)) return 0;
+    if (local_time() >= deadline) return -1;
+    // Sleep until the NPU raises its idle-or-error line, or the deadline.
+    qk_.sync();
+    if (sc_core::sc_time_stamp() >= deadline) return -1;
+    if (npu_irq.read())
+      wait(sc_core::SC_ZERO_TIME);  // the line lags STATUS by one delta
+    else
+      wait(deadline - sc_core::sc_time_stamp(), npu_irq.posedge_event());
+  }
+}
+
+}  // namespace pccx::vp

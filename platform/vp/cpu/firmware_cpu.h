@@ -1,0 +1,72 @@
+// The application CPU that runs driver firmware: native C code executing in
+// an SC_THREAD, whose every MMIO access (through the uCA HAL) is a TLM
+// b_transport carrying the thread's local time offset. Temporal decoupling
+// uses tlm_quantumkeeper; reads of NPU state synchronise (the register bank
+// catches up), so a polling loop advances simulated time by the read
+// latency per iteration, and uca_hal_wait_idle sleeps on the NPU's
+// idle-or-error line instead of polling at all.
+//
+// Firmware code runs only MMIO accesses in simulated time; its own
+// instructions take none.
+#pragma once
+
+#include <cstdint>
+#include <string>
+
+#include <systemc>
+#include <tlm>
+#include <tlm_utils/simple_initiator_socket.h>
+#include <tlm_utils/tlm_quantumkeeper.h>
+
+#include "log/logger.h"
+#include "trace/trace_hub.h"
+#include "vp/bus/address_router.h"
+#include "vp/top/run_control.h"
+
+namespace pccx::vp {
+
+using firmware_entry = int (*)(void);
+
+class firmware_cpu : public sc_core::sc_module {
+ public:
+  struct params {
+    uint64_t mmio_base = 0xA0000000;  // what HAL offsets are relative to
+    size_t stack_bytes = 8u << 20;
+  };
+
+  SC_HAS_PROCESS(firmware_cpu);
+  firmware_cpu(sc_core::sc_module_name name, const params& p, run_control& control,
+               const address_router& names, trace::trace_hub* traces);
+
+  tlm_utils::simple_initiator_socket<firmware_cpu> bus;
+  sc_core::sc_in<bool> npu_irq;
+
+  void load(firmware_entry entry, const std::string& firmware_name);
+
+  // The uCA HAL, as called from firmware through vp_hal.cpp.
+  void write32(uint32_t offset, uint32_t value);
+  uint32_t read32(uint32_t offset);
+  int wait_idle(uint32_t timeout_us);
+
+  // The CPU whose firmware is running, or nullptr outside a run.
+  static firmware_cpu* current();
+  sc_core::sc_time local_time() const;
+
+ private:
+  void run();
+  void transact(tlm::tlm_command cmd, uint32_t offset, uint32_t& data);
+  // Ends the run as failed and parks the firmware thread for good.
+  [[noreturn]] void fault(const std::string& message);
+
+  params params_;
+  run_control& control_;
+  const address_router& names_;
+  trace::jsonl_trace* mmio_trace_;
+  log::logger log_;
+  tlm_utils::tlm_quantumkeeper qk_;
+  firmware_entry entry_ = nullptr;
+  std::string firmware_name_;
+  sc_core::sc_event never_;
+};
+
+}  // namespace pccx::vp

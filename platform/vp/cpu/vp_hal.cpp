@@ -1,0 +1,43 @@
+// The uCA HAL of the virtual platform: the only firmware symbols the
+// platform supplies. Everything above it (uCA API, drivers, programs) comes
+// from the firmware being run. pccx-vp exports exactly these symbols to a
+// loaded firmware object (see hal_exports.list).
+#include <cstdio>
+#include <cstdlib>
+
+#include "uCA_v1_hal.h"
+#include "vp/cpu/firmware_cpu.h"
+
+namespace {
+pccx::vp::firmware_cpu& cpu(const char* function) {
+  auto* c = pccx::vp::firmware_cpu::current();
+  if (!c) {
+    // Firmware code called outside a platform run: a harness bug, not firmware behaviour.
+    std::fprintf(stderr, "pccx-vp: %s called while no firmware is running\n", function);
+    std::abort();
+  }
+  return *c;
+}
+}  // namespace
+
+extern "C" {
+
+int uca_hal_init(void) { return uca_hal_read_status() == 0xFFFFFFFFu ? -1 : 0; }
+
+void uca_hal_deinit(void) {}
+
+void uca_hal_write32(uint32_t offset, uint32_t val) { cpu(__func__).write32(offset, val); }
+
+uint32_t uca_hal_read32(uint32_t offset) { return cpu(__func__).read32(offset); }
+
+void uca_hal_issue_instr(uint64_t instr) {
+  auto& c = cpu(__func__);
+  c.write32(UCA_REG_INSTR_LO, static_cast<uint32_t>(instr));
+  c.write32(UCA_REG_INSTR_HI, static_cast<uint32_t>(instr >> 32));
+}
+
+uint32_t uca_hal_read_status(void) { return cpu(__func__).read32(UCA_REG_STATUS); }
+
+int uca_hal_wait_idle(uint32_t timeout_us) { return cpu(__func__).wait_idle(timeout_us); }
+
+}  // extern "C"

@@ -1,0 +1,32 @@
+// Finds the firmware to run: a program built into pccx-vp, by name, or a
+// shared object built from the user's own driver code, by path. The object
+// must export `int pccx_firmware_main(void)` and leave the uca_hal_*
+// symbols undefined: pccx-vp supplies them and nothing else.
+#pragma once
+
+#include <memory>
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+#include "vp/cpu/firmware_cpu.h"
+
+namespace pccx::vp {
+
+struct firmware_error : std::runtime_error {
+  using std::runtime_error::runtime_error;
+};
+
+struct firmware_image {
+  std::string name;    // program name or the object's path
+  std::string origin;  // "built-in" or "shared object"
+  firmware_entry entry = nullptr;
+  std::shared_ptr<void> handle;  // keeps a loaded object mapped
+  std::vector<std::string> warnings;
+};
+
+std::vector<std::string> builtin_firmware_names();
+// A name without '/' and not ending in ".so" is a built-in program.
+firmware_image load_firmware(const std::string& name_or_path);  // throws firmware_error
+
+}  // namespace pccx::vp

@@ -1,0 +1,47 @@
+// The sim-control device (registers in firmware/include/pccx_simctl.h):
+// firmware prints lines, drops markers into every trace and ends the run.
+// Accesses cost no simulated time and have no effect on the NPU.
+#pragma once
+
+#include <cstdint>
+#include <ostream>
+#include <string>
+#include <vector>
+
+#include <systemc>
+#include <tlm>
+#include <tlm_utils/simple_target_socket.h>
+
+#include "log/logger.h"
+#include "trace/trace_hub.h"
+#include "vp/top/run_control.h"
+
+namespace pccx::vp {
+
+class sim_control : public sc_core::sc_module {
+ public:
+  sim_control(sc_core::sc_module_name name, run_control& control, trace::trace_hub* traces,
+              std::ostream* console);
+
+  tlm_utils::simple_target_socket<sim_control> mmio;
+
+  const std::vector<std::string>& printed() const { return printed_; }
+  const std::vector<std::string>& markers() const { return markers_; }
+  static std::string register_name(uint64_t offset);
+
+ private:
+  void b_transport(tlm::tlm_generic_payload& tx, sc_core::sc_time& delay);
+  unsigned int transport_dbg(tlm::tlm_generic_payload& tx);
+
+  run_control& control_;
+  trace::trace_hub* traces_;
+  std::ostream* console_;
+  log::logger log_;
+  std::string line_, marker_;
+  std::vector<std::string> printed_, markers_;
+  uint32_t time_hi_ = 0;
+  sc_core::sc_event parked_;  // never notified
+  static constexpr size_t kMaxText = 4096;  // a runaway print loop must not eat memory
+};
+
+}  // namespace pccx::vp

@@ -1,0 +1,44 @@
+#include "vp/top/runtime_params.h"
+
+namespace pccx::vp {
+
+using sc_core::sc_time;
+using sc_core::SC_NS;
+
+runtime_params to_runtime(const config::platform_config& cfg) {
+  runtime_params rt;
+  npu::npu_params& n = rt.npu;
+  n.core_period = sc_time(1000.0 / cfg.clocks.core_mhz, SC_NS);
+  n.cmd_fifo_depth = cfg.npu.cmd_fifo_depth;
+  n.decode_cycles = cfg.npu.decode_cycles;
+  n.issue_cycles = cfg.npu.issue_cycles;
+  n.cache_write_cycles = cfg.npu.constant_cache.write_cycles;
+  n.limits.l2_words = cfg.npu.l2.words;
+  n.limits.gemv_cores = cfg.npu.gemv_cores;
+  n.limits.cvo_max_length = cfg.npu.sfu.max_length;
+  n.limits.cvo_extensions = cfg.npu.sfu.extensions;
+  n.limits.cache_slots = cfg.npu.constant_cache.slots;
+  n.limits.kv_append = cfg.npu.memcpy.kv_append;
+  n.limits.enabled_banks = 0;
+  for (size_t b = 0; b < cfg.npu.constant_cache.banks.size() && b < n.cache_bank_names.size();
+       ++b) {
+    n.cache_bank_names[b] = cfg.npu.constant_cache.banks[b].name;
+    if (cfg.npu.constant_cache.banks[b].enabled)
+      n.limits.enabled_banks |= static_cast<uint8_t>(1u << b);
+  }
+  n.strict = cfg.simulation.strict;
+
+  rt.cpu.mmio_base = cfg.memory_map.npu_base;
+  rt.cpu.stack_bytes = static_cast<size_t>(cfg.cpu.stack_kib) * 1024u;
+  rt.quantum = sc_time(static_cast<double>(cfg.simulation.quantum_ns), SC_NS);
+  rt.max_time = sc_time(static_cast<double>(cfg.simulation.max_time_ms), sc_core::SC_MS);
+  rt.mmio_read_latency = sc_time(static_cast<double>(cfg.cpu.mmio_read_ns), SC_NS);
+  rt.mmio_write_latency = sc_time(static_cast<double>(cfg.cpu.mmio_write_ns), SC_NS);
+  rt.npu_base = cfg.memory_map.npu_base;
+  rt.npu_regs_size = PCCX_NPU_REGS_SIZE;
+  rt.simctl_base = cfg.memory_map.simctl_base;
+  rt.simctl_size = cfg.memory_map.simctl_size;
+  return rt;
+}
+
+}  // namespace pccx::vp

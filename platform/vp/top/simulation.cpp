@@ -1,0 +1,108 @@
+#include "vp/top/simulation.h"
+
+#include <chrono>
+#include <filesystem>
+#include <fstream>
+
+#include "log/logger.h"
+#include "trace/trace_hub.h"
+#include "vp/top/platform_top.h"
+
+namespace pccx::vp {
+
+void apply_log_config(const config::logging_config& log) {
+  auto& lc = log::log_config::instance();
+  // The configuration was validated, so every name parses.
+  lc.set_default(*log::parse_level(log.level));
+  for (const auto& [module, level] : log.modules) lc.set_module(module, *log::parse_level(level));
+}
+
+namespace {
+const char* state_name(run_control::state s) {
+  switch (s) {
+    case run_control::state::running: return "running";
+    case run_control::state::finished: return "finished";
+    case run_control::state::failed: return "failed";
+  }
+  return "?";
+}
+}  // namespace
+
+nlohmann::json run_result::summary(const config::platform_config& cfg,
+                                   const firmware_image& fw) const {
+  nlohmann::json counters_json = nlohmann::json::object();
+  for (const auto& [name, value] : counters) counters_json[name] = value;
+  return {{"firmware", {{"name", fw.name}, {"origin", fw.origin}}},
+          {"outcome", state_name(state)},
+          {"exit_code", exit_code},
+          {"message", message},
+          {"sim_time_ns", sim_time_ns},
+          {"wall_time_s", wall_time_s},
+          {"instructions_retired", instructions_retired},
+          {"npu_counters", counters_json},
+          {"clocks", {{"core_mhz", cfg.clocks.core_mhz}, {"axi_mhz", cfg.clocks.axi_mhz}}}};
+}
+
+run_result run_simulation(const config::platform_config& cfg, const firmware_image& fw,
+                          std::ostream* console) {
+  const auto wall_start = std::chrono::steady_clock::now();
+  const runtime_params rt = to_runtime(cfg);
+  log::logger log("vp");
+
+  trace::trace_hub traces;
+  try {
+    traces.open("mmio", cfg.trace.mmio);
+    traces.open("instructions", cfg.trace.instructions);
+  } catch (const std::runtime_error& e) {
+    throw input_error(e.what());
+  }
+
+  tlm_utils::tlm_quantumkeeper::set_global_quantum(rt.quantum);
+  platform_top top("top", rt, traces, console);
+  top.cpu.load(fw.entry, fw.name);
+  for (const auto& w : fw.warnings) PCCX_LOG(log, warning, w);
+
+  sc_core::sc_start(rt.max_time);
+
+  run_result r;
+  if (top.control.current() == run_control::state::running) {
+    // sc_start returned without an outcome: out of time, or nothing left to run.
+    if (sc_core::sc_pending_activity())
+      top.control.fail("simulated-time limit of " + std::to_string(cfg.simulation.max_time_ms) +
+                       " ms reached (simulation.max_time_ms) before the firmware finished");
+    else
+      top.control.fail("simulation stalled at " + sc_core::sc_time_stamp().to_string() +
+                       ": the firmware waits but nothing is left to happen");
+  }
+  r.state = top.control.current();
+  r.exit_code = top.control.exit_code();
+  r.message = top.control.message();
+  r.sim_time_ns = trace::to_ns(sc_core::sc_time_stamp());
+  r.instructions_retired = top.npu.cmd().retired();
+  const auto& pc = top.npu.counters();
+  for (uint32_t i = 0; i < npu::perf_counters::size(); ++i) {
+    const uint64_t v = i == PCCX_PERF_CYCLES ? top.npu.cycles() : pc.value(i);
+    if (pc.name_of(i).rfind("perf_", 0) != 0) r.counters.emplace_back(pc.name_of(i), v);
+  }
+  if (top.npu.cmd().busy())
+    PCCX_LOG(log, warning, "the run ended with the NPU still busy ("
+                               << top.npu.fifo().level() << " words in CMD_IN, "
+                               << top.npu.cmd().in_flight() << " in flight)");
+  r.printed = top.simctl.printed();
+  r.markers = top.simctl.markers();
+  traces.close_all();
+  r.wall_time_s =
+      std::chrono::duration<double>(std::chrono::steady_clock::now() - wall_start).count();
+
+  if (!cfg.output.dir.empty()) {
+    std::error_code ec;
+    std::filesystem::create_directories(cfg.output.dir, ec);
+    const std::string path = cfg.output.dir + "/summary.json";
+    std::ofstream out(path);
+    if (!out) throw input_error("cannot write " + path + " (output.dir)");
+    out << r.summary(cfg, fw).dump(2) << '\n';
+  }
+  return r;
+}
+
+}  // namespace pccx::vp

@@ -1,0 +1,48 @@
+// One platform run: elaborate from the configuration, run the firmware to
+// its end (or a failure, the time limit, or a deadlock), and summarise.
+// SystemC elaborates once per process, so this is called once per process.
+#pragma once
+
+#include <cstdint>
+#include <stdexcept>
+#include <ostream>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "config/platform_config.h"
+#include "vp/firmware/firmware_loader.h"
+#include "vp/top/run_control.h"
+
+namespace pccx::vp {
+
+// Bad input met while setting the run up (e.g. a trace path that cannot be
+// written): reported like a configuration error.
+struct input_error : std::runtime_error {
+  using std::runtime_error::runtime_error;
+};
+
+struct run_result {
+  run_control::state state = run_control::state::running;
+  int exit_code = 1;
+  std::string message;
+  double sim_time_ns = 0;
+  double wall_time_s = 0;
+  uint64_t instructions_retired = 0;
+  std::vector<std::pair<std::string, uint64_t>> counters;
+  std::vector<std::string> printed;  // lines the firmware printed
+  std::vector<std::string> markers;
+
+  nlohmann::json summary(const config::platform_config& cfg, const firmware_image& fw) const;
+};
+
+// Applies log.level and log.modules to the process-wide log settings.
+void apply_log_config(const config::logging_config& log);
+
+// console: where firmware prints go (nullptr: nowhere).
+run_result run_simulation(const config::platform_config& cfg, const firmware_image& fw,
+                          std::ostream* console);
+
+}  // namespace pccx::vp

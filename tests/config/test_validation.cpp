@@ -1,0 +1,75 @@
+// Cross-field checks run after parsing (memory map, constant-cache banks).
+#include "test_util.h"
+
+using namespace pccx::config;
+using cfgtest::load_error;
+using cfgtest::scratch;
+
+TEST(ConfigValidation, OverlappingWindows) {
+  EXPECT_EQ(load_error({{}, {"memory_map.simctl_base=0xA0008000"}}),
+            "--set memory_map.simctl_base=0xA0008000: /memory_map/simctl_base: simctl window "
+            "[0xA0008000, 0xA0008FFF] overlaps npu window [0xA0000000, 0xA000FFFF]");
+}
+
+TEST(ConfigValidation, OverlapIsBlamedOnTheLatestLayer) {
+  scratch s;
+  auto x = s.write("x.json", R"({"memory_map": {"npu_size": "0x200000"}})");
+  EXPECT_EQ(load_error({{x}, {}}),
+            x + ": /memory_map/npu_size: simctl window [0xA0100000, 0xA0100FFF] overlaps npu "
+                "window [0xA0000000, 0xA01FFFFF]");
+}
+
+TEST(ConfigValidation, AdjacentWindowsAreFine) {
+  platform_config c = load({{}, {"memory_map.simctl_base=0xA0010000"}});
+  EXPECT_EQ(c.memory_map.simctl_base, 0xA0010000u);
+}
+
+TEST(ConfigValidation, NpuBaseAlignment) {
+  EXPECT_EQ(load_error({{}, {"memory_map.npu_base=0xA0000800"}}),
+            "--set memory_map.npu_base=0xA0000800: /memory_map/npu_base: must be 4 KiB (0x1000) "
+            "aligned, found 0xA0000800");
+}
+
+TEST(ConfigValidation, ZeroSizeAndWrapAround) {
+  EXPECT_EQ(load_error({{}, {"memory_map.npu_size=0"}}),
+            "--set memory_map.npu_size=0: /memory_map/npu_size: expected an unsigned integer or a "
+            "\"0x...\" hex string >= 1, found 0");
+  EXPECT_EQ(load_error({{}, {"memory_map.ddr_base=0xFFFFFFFFFFFFF000"}}),
+            "--set memory_map.ddr_base=0xFFFFFFFFFFFFF000: /memory_map/ddr_base: ddr window starting "
+            "at 0xFFFFFFFFFFFFF000 with size 0x100000000 runs past the end of the 64-bit address "
+            "space");
+}
+
+TEST(ConfigValidation, BankCount) {
+  EXPECT_EQ(load_error({{}, {R"(npu.constant_cache.banks=[{"name": "fmap_shape"}])"}}),
+            R"(--set npu.constant_cache.banks=[{"name": "fmap_shape"}]: /npu/constant_cache/banks: )"
+            "expected exactly 4 entries, found 1");
+}
+
+TEST(ConfigValidation, FirstTwoBanksAreFixedAndEnabled) {
+  EXPECT_EQ(load_error({{}, {"npu.constant_cache.banks.1.name=shape"}}),
+            "--set npu.constant_cache.banks.1.name=shape: /npu/constant_cache/banks/1/name: bank 1 "
+            "must be \"weight_shape\", found \"shape\"");
+  EXPECT_EQ(load_error({{}, {"npu.constant_cache.banks.0.enabled=false"}}),
+            "--set npu.constant_cache.banks.0.enabled=false: /npu/constant_cache/banks/0/enabled: "
+            "bank \"fmap_shape\" must be enabled");
+  // The other two may be disabled.
+  EXPECT_FALSE(load({{}, {"npu.constant_cache.banks.2.enabled=false"}}).npu.constant_cache.banks[2].enabled);
+}
+
+TEST(ConfigValidation, BankNamesUniqueAndNonEmpty) {
+  EXPECT_EQ(load_error({{}, {"npu.constant_cache.banks.3.name=head_scale"}}),
+            "--set npu.constant_cache.banks.3.name=head_scale: /npu/constant_cache/banks/3/name: "
+            "duplicate bank name \"head_scale\" (also used by /npu/constant_cache/banks/2/name)");
+  EXPECT_EQ(load_error({{}, {"npu.constant_cache.banks.2.name="}}),
+            "--set npu.constant_cache.banks.2.name=: /npu/constant_cache/banks/2/name: bank name must "
+            "not be empty");
+}
+
+TEST(ConfigValidation, CrossChecksOfDifferentStructsAreAllReported) {
+  EXPECT_EQ(load_error({{}, {"memory_map.npu_base=0xA0000800", "npu.constant_cache.banks.0.name=x"}}),
+            "--set memory_map.npu_base=0xA0000800: /memory_map/npu_base: must be 4 KiB (0x1000) "
+            "aligned, found 0xA0000800\n"
+            "--set npu.constant_cache.banks.0.name=x: /npu/constant_cache/banks/0/name: bank 0 must "
+            "be \"fmap_shape\", found \"x\"");
+}
