@@ -75,12 +75,19 @@ uint64_t command_processor::cycles(const sc_time& t) const {
   return static_cast<uint64_t>(t / params_.core_period);
 }
 
-void command_processor::status_changed() { status_event_.notify(SC_ZERO_TIME); }
+void command_processor::status_changed() {
+  if (!busy() && work_since_done_) {
+    done_ = true;  // drained: nothing queued, decoding or in flight
+    work_since_done_ = false;
+  }
+  status_event_.notify(SC_ZERO_TIME);
+}
 
 void command_processor::irq_method() { irq.write(!busy() || error_latched()); }
 
 void command_processor::word_pushed() {
   done_ = false;
+  work_since_done_ = true;
   status_changed();
 }
 
@@ -97,10 +104,6 @@ bool command_processor::next_word(command_fifo::entry& out) {
     while (error_) wait(error_cleared_event_);
     if (fifo_.empty()) {
       const sc_time t0 = sc_core::sc_time_stamp();
-      if (!busy() && !done_) {
-        done_ = true;  // drained: nothing queued, decoding or in flight
-        status_changed();
-      }
       wait(fifo_.pushed_event());
       counters_.add(PCCX_PERF_CMD_EMPTY, cycles(sc_core::sc_time_stamp() - t0));
       continue;
@@ -250,13 +253,12 @@ uint32_t command_processor::resolve(dispatched_instruction& d, std::string& deta
       return PCCX_ERR_INVALID_ROUTE;
     }
   } else if (auto* cv = std::get_if<isa::cvo_instr>(&d.ins.body)) {
-    const uint32_t words = words_for_elements(cv->length);
-    if (uint32_t c = range(cv->src, words, "CVO source", d.reads)) return c;
-    const uint32_t out = cv->func == UCA_CVO_REDUCE_SUM ? 1 : words;
-    if (uint32_t c = range(cv->dst, out, "CVO destination", d.writes)) return c;
+    const isa::l2_range src = isa::cvo_source_range(*cv), dst = isa::cvo_dest_range(*cv);
+    if (uint32_t c = range(src.first, src.words, "CVO source", d.reads)) return c;
+    if (uint32_t c = range(dst.first, dst.words, "CVO destination", d.writes)) return c;
     // Accumulating and two-operand functions also read what they overwrite.
     if ((cv->flags & UCA_CVO_FLAG_ACCM) || cv->func == PCCX_CVO_MUL || cv->func == PCCX_CVO_ADD)
-      d.reads.push_back(d.writes.back());
+      d.reads.push_back(dst);
   }
   return PCCX_ERR_NONE;
 }

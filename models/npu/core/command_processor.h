@@ -95,6 +95,7 @@ class command_processor : public sc_core::sc_module, public completion_if {
   std::list<in_flight_record> in_flight_;
   bool decoding_ = false;  // a word left CMD_IN and is not yet dispatched
   bool done_ = false;
+  bool work_since_done_ = false;  // DONE stays clear at reset
   uint64_t retired_ = 0;
   std::optional<npu_error> error_;
 

@@ -1,0 +1,143 @@
+#include "npu_bench.h"
+
+#include "pccx_isa.h"
+#include "uCA_v1_api.h"
+
+namespace pccx::test {
+
+using sc_core::sc_time;
+using sc_core::SC_ZERO_TIME;
+
+mmio_master::mmio_master(sc_core::sc_module_name name) : sc_core::sc_module(name), socket("socket") {
+  SC_THREAD(run);
+}
+
+void mmio_master::run() {
+  if (script) script(*this);
+  finished = true;
+  sc_core::sc_stop();
+}
+
+tlm::tlm_response_status mmio_master::access(tlm::tlm_command cmd, uint64_t offset,
+                                             uint32_t& data, unsigned length) {
+  uint64_t buffer[2] = {data, 0};
+  tlm::tlm_generic_payload tx;
+  tx.set_command(cmd);
+  tx.set_address(offset);
+  tx.set_data_ptr(reinterpret_cast<unsigned char*>(buffer));
+  tx.set_data_length(length);
+  tx.set_streaming_width(length);
+  tx.set_response_status(tlm::TLM_INCOMPLETE_RESPONSE);
+  sc_time delay = SC_ZERO_TIME;
+  socket->b_transport(tx, delay);
+  if (delay > SC_ZERO_TIME) wait(delay);
+  data = static_cast<uint32_t>(buffer[0]);
+  return tx.get_response_status();
+}
+
+void mmio_master::write32(uint32_t offset, uint32_t value) {
+  if (access(tlm::TLM_WRITE_COMMAND, offset, value) != tlm::TLM_OK_RESPONSE)
+    throw std::runtime_error("write failed at offset " + std::to_string(offset));
+}
+
+uint32_t mmio_master::read32(uint32_t offset) {
+  uint32_t v = 0;
+  if (access(tlm::TLM_READ_COMMAND, offset, v) != tlm::TLM_OK_RESPONSE)
+    throw std::runtime_error("read failed at offset " + std::to_string(offset));
+  return v;
+}
+
+void mmio_master::issue(uint64_t word) {
+  write32(UCA_REG_INSTR_LO, static_cast<uint32_t>(word));
+  write32(UCA_REG_INSTR_HI, static_cast<uint32_t>(word >> 32));
+}
+
+uint64_t mmio_master::read64(uint32_t lo_offset) {
+  const uint64_t lo = read32(lo_offset);
+  return lo | (static_cast<uint64_t>(read32(lo_offset + 4)) << 32);
+}
+
+uint32_t mmio_master::wait_not_busy() {
+  for (;;) {
+    const uint32_t s = read32(UCA_REG_STATUS);
+    if (!(s & UCA_STAT_BUSY) || (s & PCCX_STAT_ERROR)) return s;
+    wait(sc_time(10, sc_core::SC_NS));
+  }
+}
+
+fake_unit::fake_unit(sc_core::sc_module_name name, sc_time period, uint32_t latency)
+    : npu::threaded_unit(name), latency_cycles(latency), period_(period) {}
+
+fake_unit::result fake_unit::execute(const npu::dispatched_instruction& d) {
+  const sc_time start = sc_core::sc_time_stamp();
+  wait(latency_cycles * period_);
+  runs.push_back({d, start, sc_core::sc_time_stamp()});
+  if (static_cast<int64_t>(d.seq) == fault_seq) return {PCCX_ERR_UNIT_FAULT, "injected fault"};
+  return {};
+}
+
+npu_bench::npu_bench(npu::npu_params p) : params(p) {
+  dut = std::make_unique<npu::npu>("npu", params, nullptr);
+  master = std::make_unique<mmio_master>("master");
+  master->socket.bind(dut->mmio());
+  dut->irq(irq);
+}
+
+npu_bench::~npu_bench() = default;
+
+fake_unit& npu_bench::add_unit(npu::unit_kind kind, uint32_t latency_cycles) {
+  auto u = std::make_unique<fake_unit>(npu::unit_kind_name(kind), params.core_period,
+                                       latency_cycles);
+  dut->bind_unit(kind, *u);
+  return *units.emplace(kind, std::move(u)).first->second;
+}
+
+sc_time npu_bench::run(std::function<void(mmio_master&)> script, sc_time limit) {
+  master->script = std::move(script);
+  sc_core::sc_start(limit);
+  return sc_core::sc_time_stamp();
+}
+
+uint64_t memset_word(uint8_t cache, uint8_t slot, uint16_t a, uint16_t b, uint16_t c) {
+  return PCCX_FIELD_PUT(UCA_OP_MEMSET, PCCX_OPCODE_LSB, PCCX_OPCODE_W) |
+         PCCX_FIELD_PUT(cache, PCCX_MS_CACHE_LSB, PCCX_MS_CACHE_W) |
+         PCCX_FIELD_PUT(slot, PCCX_MS_SLOT_LSB, PCCX_MS_SLOT_W) |
+         PCCX_FIELD_PUT(a, PCCX_MS_A_LSB, PCCX_MS_VALUE_W) |
+         PCCX_FIELD_PUT(b, PCCX_MS_B_LSB, PCCX_MS_VALUE_W) |
+         PCCX_FIELD_PUT(c, PCCX_MS_C_LSB, PCCX_MS_VALUE_W);
+}
+
+uint64_t gemv_word(uint32_t dest, uint32_t src, uint8_t size_ptr, uint8_t shape_ptr, uint8_t flags,
+                   uint8_t lanes, bool gemm) {
+  return PCCX_FIELD_PUT(gemm ? UCA_OP_GEMM : UCA_OP_GEMV, PCCX_OPCODE_LSB, PCCX_OPCODE_W) |
+         PCCX_FIELD_PUT(dest, PCCX_MM_DEST_LSB, PCCX_MM_DEST_W) |
+         PCCX_FIELD_PUT(src, PCCX_MM_SRC_LSB, PCCX_MM_SRC_W) |
+         PCCX_FIELD_PUT(flags, PCCX_MM_FLAGS_LSB, PCCX_MM_FLAGS_W) |
+         PCCX_FIELD_PUT(size_ptr, PCCX_MM_SIZE_PTR_LSB, PCCX_MM_SIZE_PTR_W) |
+         PCCX_FIELD_PUT(shape_ptr, PCCX_MM_SHAPE_PTR_LSB, PCCX_MM_SHAPE_PTR_W) |
+         PCCX_FIELD_PUT(lanes, PCCX_MM_LANE_LSB, PCCX_MM_LANE_W);
+}
+
+uint64_t cvo_word(uint8_t func, uint32_t src, uint32_t dst, uint16_t length, bool async,
+                  uint8_t flags) {
+  return PCCX_FIELD_PUT(UCA_OP_CVO, PCCX_OPCODE_LSB, PCCX_OPCODE_W) |
+         PCCX_FIELD_PUT(func, PCCX_CVO_FUNC_LSB, PCCX_CVO_FUNC_W) |
+         PCCX_FIELD_PUT(src, PCCX_CVO_SRC_LSB, PCCX_CVO_SRC_W) |
+         PCCX_FIELD_PUT(dst, PCCX_CVO_DST_LSB, PCCX_CVO_DST_W) |
+         PCCX_FIELD_PUT(length, PCCX_CVO_LEN_LSB, PCCX_CVO_LEN_W) |
+         PCCX_FIELD_PUT(flags, PCCX_CVO_FLAGS_LSB, PCCX_CVO_FLAGS_W) |
+         PCCX_FIELD_PUT(async ? 1 : 0, PCCX_CVO_ASYNC_LSB, 1);
+}
+
+uint64_t memcpy_word(bool from_host, bool to_host, uint32_t dest, uint32_t src, uint8_t shape_ptr,
+                     bool async) {
+  return PCCX_FIELD_PUT(UCA_OP_MEMCPY, PCCX_OPCODE_LSB, PCCX_OPCODE_W) |
+         PCCX_FIELD_PUT(from_host ? 1 : 0, PCCX_MC_FROM_LSB, 1) |
+         PCCX_FIELD_PUT(to_host ? 1 : 0, PCCX_MC_TO_LSB, 1) |
+         PCCX_FIELD_PUT(dest, PCCX_MC_DEST_LSB, PCCX_MC_DEST_W) |
+         PCCX_FIELD_PUT(src, PCCX_MC_SRC_LSB, PCCX_MC_SRC_W) |
+         PCCX_FIELD_PUT(shape_ptr, PCCX_MC_SHAPE_PTR_LSB, PCCX_MC_SHAPE_PTR_W) |
+         PCCX_FIELD_PUT(async ? 1 : 0, PCCX_MC_ASYNC_LSB, 1);
+}
+
+}  // namespace pccx::test
