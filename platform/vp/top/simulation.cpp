@@ -44,7 +44,8 @@ nlohmann::json run_result::summary(const config::platform_config& cfg,
 }
 
 run_result run_simulation(const config::platform_config& cfg, const firmware_image& fw,
-                          std::ostream* console) {
+                          std::ostream* console,
+                          const std::function<void(platform_top&)>& customize) {
   const auto wall_start = std::chrono::steady_clock::now();
   const runtime_params rt = to_runtime(cfg);
   log::logger log("vp");
@@ -60,6 +61,7 @@ run_result run_simulation(const config::platform_config& cfg, const firmware_ima
   tlm_utils::tlm_quantumkeeper::set_global_quantum(rt.quantum);
   platform_top top("top", rt, traces, console);
   top.cpu.load(fw.entry, fw.name);
+  if (customize) customize(top);
   for (const auto& w : fw.warnings) PCCX_LOG(log, warning, w);
 
   sc_core::sc_start(rt.max_time);

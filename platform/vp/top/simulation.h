@@ -4,6 +4,7 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
 #include <stdexcept>
 #include <ostream>
 #include <string>
@@ -41,8 +42,13 @@ struct run_result {
 // Applies log.level and log.modules to the process-wide log settings.
 void apply_log_config(const config::logging_config& log);
 
-// console: where firmware prints go (nullptr: nowhere).
+class platform_top;
+
+// console: where firmware prints go (nullptr: nowhere). customize runs after
+// elaboration of the standard platform and before simulation starts: the
+// place to bind extra units or probes (tests, what-if experiments).
 run_result run_simulation(const config::platform_config& cfg, const firmware_image& fw,
-                          std::ostream* console);
+                          std::ostream* console,
+                          const std::function<void(platform_top&)>& customize = {});
 
 }  // namespace pccx::vp

@@ -1,0 +1,21 @@
+/* stall_full_fifo: halts the NPU with an illegal word, then writes one word
+ * more than CMD_IN holds without clearing the error. The INSTR_HI write of
+ * the last word waits for a free FIFO slot that never comes, and nothing
+ * else can happen: the run ends as stalled. */
+#include <stdint.h>
+
+#include "pccx_firmware.h"
+#include "pccx_npu_regs.h"
+#include "uCA_v1_hal.h"
+
+#define MEMSET_FMAP_SHAPE_0 0x3000000000000000ull /* MEMSET fmap_shape[0] <- (0, 0, 0) */
+
+int pccx_firmware_main(void) {
+  uint32_t depth;
+  uint32_t i;
+  uca_hal_issue_instr(0x5000000000000000ull);
+  if (uca_hal_wait_idle(100) != -2) return 10; /* the error must be latched */
+  depth = uca_hal_read32(PCCX_REG_CMD_DEPTH);
+  for (i = 0; i <= depth; ++i) uca_hal_issue_instr(MEMSET_FMAP_SHAPE_0);
+  return 11; /* not reached: the last write never completes */
+}

@@ -1,0 +1,110 @@
+// Bad input of every kind: exit code 2, a message that says what and where,
+// and nothing run (no firmware output).
+#include "e2e_util.h"
+
+namespace e2e {
+namespace {
+
+class BadInput : public E2E {
+ protected:
+  // Runs pccx-vp expecting exit code 2 and no firmware output; returns stderr.
+  std::string expect_bad_input(const std::vector<std::string>& args) {
+    const auto r = vp(args);
+    EXPECT_EQ(r.exit_code, 2) << describe(r);
+    EXPECT_EQ(r.out, "") << describe(r);
+    EXPECT_TRUE(contains(r.err, "pccx-vp: ")) << r.err;
+    return r.err;
+  }
+};
+
+TEST_F(BadInput, MissingConfigFile) {
+  const auto err = expect_bad_input({"--config", "missing.json"});
+  EXPECT_TRUE(contains(err, "missing.json: cannot open file")) << err;
+}
+
+TEST_F(BadInput, UnknownConfigKeyWithSuggestion) {
+  write_file(path("typo.json"), "{\n  \"npu\": { \"cmd_fifo_dept\": 4 }\n}\n");
+  const auto err = expect_bad_input({"--config", path("typo.json")});
+  EXPECT_TRUE(contains(err, "typo.json")) << err;
+  EXPECT_TRUE(contains(err, "/npu/cmd_fifo_dept")) << err;
+  EXPECT_TRUE(contains(err, "unknown key")) << err;
+  EXPECT_TRUE(contains(err, "did you mean \"cmd_fifo_depth\"")) << err;
+}
+
+TEST_F(BadInput, OutOfRangeSet) {
+  const auto err = expect_bad_input({"--set", "npu.cmd_fifo_depth=0"});
+  EXPECT_TRUE(contains(err, "--set npu.cmd_fifo_depth=0")) << err;
+  EXPECT_TRUE(contains(err, "/npu/cmd_fifo_depth")) << err;
+  EXPECT_TRUE(contains(err, "[1, 1024]")) << err;
+}
+
+TEST_F(BadInput, MalformedJsonNamesLineAndColumn) {
+  // The trailing comma makes line 4, column 3 ('}') the error.
+  write_file(path("broken.json"), "{\n  \"npu\": {\n    \"cmd_fifo_depth\": 4,\n  }\n}\n");
+  const auto err = expect_bad_input({"--config", path("broken.json")});
+  EXPECT_TRUE(contains(err, "broken.json:4:3:")) << err;
+  EXPECT_TRUE(contains(err, "syntax error")) << err;
+}
+
+TEST_F(BadInput, InvalidLogLevel) {
+  const auto err = expect_bad_input({"--log-level", "chatty"});
+  EXPECT_TRUE(contains(err, "/log/level")) << err;
+  const auto err2 = expect_bad_input({"--log", "npu.cmd"});
+  EXPECT_TRUE(contains(err2, "MODULE=LEVEL")) << err2;
+}
+
+TEST_F(BadInput, UnknownBuiltinFirmwareListsTheBuiltins) {
+  const auto err = expect_bad_input({"--firmware", "nosuch"});
+  EXPECT_TRUE(contains(err, "nosuch")) << err;
+  EXPECT_TRUE(contains(err, "memset_sync")) << err;
+  EXPECT_TRUE(contains(err, "error_recovery")) << err;
+}
+
+TEST_F(BadInput, MissingFirmwareObject) {
+  const auto err = expect_bad_input({"--firmware", "/nonexistent.so"});
+  EXPECT_TRUE(contains(err, "/nonexistent.so")) << err;
+  EXPECT_TRUE(contains(err, "cannot load")) << err;
+}
+
+TEST_F(BadInput, FirmwareObjectWithoutEntryPoint) {
+  const auto err = expect_bad_input({"--firmware", test_firmware("no_entry")});
+  EXPECT_TRUE(contains(err, "no_entry.so")) << err;
+  EXPECT_TRUE(contains(err, "does not export pccx_firmware_main")) << err;
+}
+
+TEST_F(BadInput, FileThatIsNotASharedObject) {
+  write_file(path("text.so"), "not an ELF file\n");
+  const auto err = expect_bad_input({"--firmware", path("text.so")});
+  EXPECT_TRUE(contains(err, "cannot load")) << err;
+}
+
+TEST_F(BadInput, UnknownOptionAndCommand) {
+  const auto err = expect_bad_input({"--bogus"});
+  EXPECT_TRUE(contains(err, "--bogus")) << err;
+  EXPECT_TRUE(contains(err, "--help")) << err;
+  const auto err2 = expect_bad_input({"frobnicate"});
+  EXPECT_TRUE(contains(err2, "unknown command 'frobnicate'")) << err2;
+  const auto err3 = expect_bad_input({"--firmware"});
+  EXPECT_TRUE(contains(err3, "firmware")) << err3;
+}
+
+TEST_F(BadInput, DisasmOfMalformedMemhNamesTheLine) {
+  const auto err = expect_bad_input({"disasm", data_file("malformed.memh")});
+  EXPECT_TRUE(contains(err, "malformed.memh:3:")) << err;
+  EXPECT_TRUE(contains(err, "expected 16 hex digits, got 15")) << err;
+  const auto err2 = expect_bad_input({"disasm", path("absent.memh")});
+  EXPECT_TRUE(contains(err2, "absent.memh")) << err2;
+  const auto err3 = expect_bad_input({"disasm"});
+  EXPECT_TRUE(contains(err3, "disasm takes exactly one .memh file")) << err3;
+}
+
+TEST_F(BadInput, TracePathInMissingFolder) {
+  const auto err =
+      expect_bad_input({"--trace-instructions", path("no/such/folder/instr.jsonl")});
+  EXPECT_TRUE(contains(err, "no/such/folder/instr.jsonl")) << err;
+  const auto err2 = expect_bad_input({"--trace-mmio", path("no/such/folder/mmio.jsonl")});
+  EXPECT_TRUE(contains(err2, "no/such/folder/mmio.jsonl")) << err2;
+}
+
+}  // namespace
+}  // namespace e2e

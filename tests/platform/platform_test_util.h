@@ -1,0 +1,55 @@
+// Helpers for running firmware written inside a test on the whole platform.
+#pragma once
+
+#include <cstdio>
+#include <fstream>
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "config/platform_config.h"
+#include "npu/core/threaded_unit.h"
+#include "vp/firmware/firmware_loader.h"
+#include "vp/top/platform_top.h"
+#include "vp/top/simulation.h"
+
+namespace pccx::test {
+
+inline vp::firmware_image test_firmware(vp::firmware_entry entry, const std::string& name) {
+  vp::firmware_image img;
+  img.name = name;
+  img.origin = "test";
+  img.entry = entry;
+  return img;
+}
+
+// A unit that takes a fixed time per instruction.
+class slow_unit : public npu::threaded_unit {
+ public:
+  slow_unit(sc_core::sc_module_name name, sc_core::sc_time latency)
+      : npu::threaded_unit(name), latency_(latency) {}
+
+ protected:
+  result execute(const npu::dispatched_instruction&) override {
+    wait(latency_);
+    return {};
+  }
+
+ private:
+  sc_core::sc_time latency_;
+};
+
+inline std::vector<nlohmann::json> read_jsonl(const std::string& path) {
+  std::vector<nlohmann::json> out;
+  std::ifstream in(path);
+  std::string line;
+  while (std::getline(in, line)) out.push_back(nlohmann::json::parse(line));
+  return out;
+}
+
+inline std::string temp_path(const std::string& name) {
+  return ::testing::TempDir() + "pccx_platform_" + name;
+}
+
+}  // namespace pccx::test
