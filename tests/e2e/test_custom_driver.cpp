@@ -38,8 +38,9 @@ TEST_F(CustomDriver, UsersOwnDriverCodeRuns) {
     EXPECT_EQ(records[i]["status"], "ok");
     // The marker of call i is dropped just before that call issues its word.
     EXPECT_LT(markers[i]["t_ns"].get<double>(), records[i]["queued_ns"].get<double>());
-    if (i + 1 < kCustomMemsets)
+    if (i + 1 < kCustomMemsets) {
       EXPECT_GT(markers[i + 1]["t_ns"].get<double>(), records[i]["queued_ns"].get<double>());
+    }
   }
 
   const json summary = json::parse(read_file(path("out/summary.json")));

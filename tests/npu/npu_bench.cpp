@@ -98,46 +98,26 @@ sc_time npu_bench::run(std::function<void(mmio_master&)> script, sc_time limit) 
   return sc_core::sc_time_stamp();
 }
 
+// The model's own encoder: the ISA suite checks it against the firmware's.
 uint64_t memset_word(uint8_t cache, uint8_t slot, uint16_t a, uint16_t b, uint16_t c) {
-  return PCCX_FIELD_PUT(UCA_OP_MEMSET, PCCX_OPCODE_LSB, PCCX_OPCODE_W) |
-         PCCX_FIELD_PUT(cache, PCCX_MS_CACHE_LSB, PCCX_MS_CACHE_W) |
-         PCCX_FIELD_PUT(slot, PCCX_MS_SLOT_LSB, PCCX_MS_SLOT_W) |
-         PCCX_FIELD_PUT(a, PCCX_MS_A_LSB, PCCX_MS_VALUE_W) |
-         PCCX_FIELD_PUT(b, PCCX_MS_B_LSB, PCCX_MS_VALUE_W) |
-         PCCX_FIELD_PUT(c, PCCX_MS_C_LSB, PCCX_MS_VALUE_W);
+  return isa::encode({isa::opcode::memset, 0, isa::memset_instr{cache, slot, a, b, c}});
 }
 
 uint64_t gemv_word(uint32_t dest, uint32_t src, uint8_t size_ptr, uint8_t shape_ptr, uint8_t flags,
                    uint8_t lanes, bool gemm) {
-  return PCCX_FIELD_PUT(gemm ? UCA_OP_GEMM : UCA_OP_GEMV, PCCX_OPCODE_LSB, PCCX_OPCODE_W) |
-         PCCX_FIELD_PUT(dest, PCCX_MM_DEST_LSB, PCCX_MM_DEST_W) |
-         PCCX_FIELD_PUT(src, PCCX_MM_SRC_LSB, PCCX_MM_SRC_W) |
-         PCCX_FIELD_PUT(flags, PCCX_MM_FLAGS_LSB, PCCX_MM_FLAGS_W) |
-         PCCX_FIELD_PUT(size_ptr, PCCX_MM_SIZE_PTR_LSB, PCCX_MM_SIZE_PTR_W) |
-         PCCX_FIELD_PUT(shape_ptr, PCCX_MM_SHAPE_PTR_LSB, PCCX_MM_SHAPE_PTR_W) |
-         PCCX_FIELD_PUT(lanes, PCCX_MM_LANE_LSB, PCCX_MM_LANE_W);
+  return isa::encode({gemm ? isa::opcode::gemm : isa::opcode::gemv, 0,
+                      isa::matmul_instr{dest, src, flags, size_ptr, shape_ptr, lanes}});
 }
 
 uint64_t cvo_word(uint8_t func, uint32_t src, uint32_t dst, uint16_t length, bool async,
                   uint8_t flags) {
-  return PCCX_FIELD_PUT(UCA_OP_CVO, PCCX_OPCODE_LSB, PCCX_OPCODE_W) |
-         PCCX_FIELD_PUT(func, PCCX_CVO_FUNC_LSB, PCCX_CVO_FUNC_W) |
-         PCCX_FIELD_PUT(src, PCCX_CVO_SRC_LSB, PCCX_CVO_SRC_W) |
-         PCCX_FIELD_PUT(dst, PCCX_CVO_DST_LSB, PCCX_CVO_DST_W) |
-         PCCX_FIELD_PUT(length, PCCX_CVO_LEN_LSB, PCCX_CVO_LEN_W) |
-         PCCX_FIELD_PUT(flags, PCCX_CVO_FLAGS_LSB, PCCX_CVO_FLAGS_W) |
-         PCCX_FIELD_PUT(async ? 1 : 0, PCCX_CVO_ASYNC_LSB, 1);
+  return isa::encode({isa::opcode::cvo, 0, isa::cvo_instr{func, src, dst, length, flags, async}});
 }
 
 uint64_t memcpy_word(bool from_host, bool to_host, uint32_t dest, uint32_t src, uint8_t shape_ptr,
                      bool async) {
-  return PCCX_FIELD_PUT(UCA_OP_MEMCPY, PCCX_OPCODE_LSB, PCCX_OPCODE_W) |
-         PCCX_FIELD_PUT(from_host ? 1 : 0, PCCX_MC_FROM_LSB, 1) |
-         PCCX_FIELD_PUT(to_host ? 1 : 0, PCCX_MC_TO_LSB, 1) |
-         PCCX_FIELD_PUT(dest, PCCX_MC_DEST_LSB, PCCX_MC_DEST_W) |
-         PCCX_FIELD_PUT(src, PCCX_MC_SRC_LSB, PCCX_MC_SRC_W) |
-         PCCX_FIELD_PUT(shape_ptr, PCCX_MC_SHAPE_PTR_LSB, PCCX_MC_SHAPE_PTR_W) |
-         PCCX_FIELD_PUT(async ? 1 : 0, PCCX_MC_ASYNC_LSB, 1);
+  return isa::encode({isa::opcode::memcpy, 0,
+                      isa::memcpy_instr{from_host, to_host, dest, src, 0, shape_ptr, async}});
 }
 
 }  // namespace pccx::test
