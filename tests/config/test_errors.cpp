@@ -130,11 +130,11 @@ TEST(ConfigErrors, LayerProblemsReportedTogether) {
 TEST(ConfigErrors, HexStringsAreChecked) {
   scratch s;
   auto x = s.write("x.json", R"({"memory_map": {"npu_base": "0xZZ", "ddr_size": "0x0",
-                                                "simctl_base": "0x10000000000000000"}})");
+                                                "ddr_base": "0x10000000000000000"}})");
   EXPECT_EQ(load_error({{x}, {}}),
             x + ": /memory_map/npu_base: expected an unsigned integer or a \"0x...\" hex string, "
                 "found \"0xZZ\"\n" +
-                x + ": /memory_map/simctl_base: expected an unsigned integer or a \"0x...\" hex "
+                x + ": /memory_map/ddr_base: expected an unsigned integer or a \"0x...\" hex "
                     "string, found \"0x10000000000000000\"\n" +
                 x + ": /memory_map/ddr_size: expected an unsigned integer or a \"0x...\" hex string "
                     ">= 1, found \"0x0\"");

@@ -15,8 +15,7 @@ TEST(ConfigDefaults, CompiledInValues) {
   EXPECT_FALSE(c.simulation.strict);
   EXPECT_EQ(c.memory_map.npu_base, 0xA0000000u);
   EXPECT_EQ(c.memory_map.npu_size, 0x10000u);
-  EXPECT_EQ(c.memory_map.simctl_base, 0xA0100000u);
-  EXPECT_EQ(c.memory_map.simctl_size, 0x1000u);
+  EXPECT_EQ(c.memory_map.npu_size, 0x10000u);
   EXPECT_EQ(c.memory_map.ddr_base, 0u);
   EXPECT_EQ(c.memory_map.ddr_size, 0x100000000u);
   EXPECT_EQ(c.cpu.mmio_write_ns, 40u);
@@ -98,10 +97,10 @@ TEST(ConfigSet, BoolStringAndQuotedString) {
 }
 
 TEST(ConfigSet, HexAndDecimalAddresses) {
-  platform_config c = load({{}, {"memory_map.npu_base=0xB0000000", "memory_map.simctl_base=2954887168",
+  platform_config c = load({{}, {"memory_map.npu_base=0xB0000000", "memory_map.npu_size=4096",
                                  "memory_map.ddr_size=0X80000000"}});
   EXPECT_EQ(c.memory_map.npu_base, 0xB0000000u);
-  EXPECT_EQ(c.memory_map.simctl_base, 0xB0200000u);
+  EXPECT_EQ(c.memory_map.npu_size, 0x1000u);
   EXPECT_EQ(c.memory_map.ddr_size, 0x80000000u);
 }
 

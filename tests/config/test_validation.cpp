@@ -5,23 +5,15 @@ using namespace pccx::config;
 using cfgtest::load_error;
 using cfgtest::scratch;
 
-TEST(ConfigValidation, OverlappingWindows) {
-  EXPECT_EQ(load_error({{}, {"memory_map.simctl_base=0xA0008000"}}),
-            "--set memory_map.simctl_base=0xA0008000: /memory_map/simctl_base: simctl window "
-            "[0xA0008000, 0xA0008FFF] overlaps npu window [0xA0000000, 0xA000FFFF]");
-}
-
-TEST(ConfigValidation, OverlapIsBlamedOnTheLatestLayer) {
-  scratch s;
-  auto x = s.write("x.json", R"({"memory_map": {"npu_size": "0x200000"}})");
-  EXPECT_EQ(load_error({{x}, {}}),
-            x + ": /memory_map/npu_size: simctl window [0xA0100000, 0xA0100FFF] overlaps npu "
-                "window [0xA0000000, 0xA01FFFFF]");
-}
-
-TEST(ConfigValidation, AdjacentWindowsAreFine) {
-  platform_config c = load({{}, {"memory_map.simctl_base=0xA0010000"}});
-  EXPECT_EQ(c.memory_map.simctl_base, 0xA0010000u);
+TEST(ConfigValidation, NpuWindowHoldsTheRegistersAndEndsBeforeSimControl) {
+  EXPECT_EQ(load_error({{}, {"memory_map.npu_size=0x800"}}),
+            "--set memory_map.npu_size=0x800: /memory_map/npu_size: expected an unsigned integer "
+            "or a \"0x...\" hex string in [4096, 1048576], found \"0x800\"");
+  EXPECT_EQ(load_error({{}, {"memory_map.npu_size=0x100001"}}),
+            "--set memory_map.npu_size=0x100001: /memory_map/npu_size: expected an unsigned integer "
+            "or a \"0x...\" hex string in [4096, 1048576], found \"0x100001\"");
+  platform_config c = load({{}, {"memory_map.npu_size=0x100000"}});
+  EXPECT_EQ(c.memory_map.npu_size, 0x100000u);
 }
 
 TEST(ConfigValidation, NpuBaseAlignment) {
@@ -31,8 +23,8 @@ TEST(ConfigValidation, NpuBaseAlignment) {
 }
 
 TEST(ConfigValidation, ZeroSizeAndWrapAround) {
-  EXPECT_EQ(load_error({{}, {"memory_map.npu_size=0"}}),
-            "--set memory_map.npu_size=0: /memory_map/npu_size: expected an unsigned integer or a "
+  EXPECT_EQ(load_error({{}, {"memory_map.ddr_size=0"}}),
+            "--set memory_map.ddr_size=0: /memory_map/ddr_size: expected an unsigned integer or a "
             "\"0x...\" hex string >= 1, found 0");
   EXPECT_EQ(load_error({{}, {"memory_map.ddr_base=0xFFFFFFFFFFFFF000"}}),
             "--set memory_map.ddr_base=0xFFFFFFFFFFFFF000: /memory_map/ddr_base: ddr window starting "

@@ -117,14 +117,14 @@ TEST_F(Cli, LoggingOptions) {
     EXPECT_EQ(line.rfind("pccx-vp: ", 0), 0u) << "unexpected log line: " << line;
   EXPECT_TRUE(contains(quiet.err, "pccx-vp: firmware memset_sync returned 0")) << quiet.err;
 
-  // Module names are the SystemC instance names (top.simctl, top.npu.cmd, ...).
-  const auto debug = vp({"--log", "top.simctl=debug"});
+  // Module names are the SystemC instance names (simctl, npu.cmd, cpu, ...).
+  const auto debug = vp({"--log", "simctl=debug"});
   ASSERT_EQ(debug.exit_code, 0) << describe(debug);
-  EXPECT_TRUE(contains(debug.err, "top.simctl: marker: memset_sync: fill shape caches"))
+  EXPECT_TRUE(contains(debug.err, "simctl: marker: memset_sync: fill shape caches"))
       << debug.err;
   // Other modules stay at the default level (info).
   for (const auto& line : lines_of(debug.err))
-    EXPECT_FALSE(line.rfind("[D ", 0) == 0 && !contains(line, "top.simctl:")) << line;
+    EXPECT_FALSE(line.rfind("[D ", 0) == 0 && !contains(line, "simctl:")) << line;
 }
 
 }  // namespace

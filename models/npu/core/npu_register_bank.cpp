@@ -105,9 +105,10 @@ bool npu_register_bank::write(uint32_t offset, uint32_t value, sc_time& delay) {
     case UCA_REG_INSTR_HI: {
       if (fifo_.full()) {
         // Hold the write like a deasserted awready: catch up, then wait for a slot.
-        PCCX_LOG(log_, debug, "CMD_IN full (" << fifo_.depth() << "), holding INSTR_HI write");
         wait(delay);
         delay = sc_core::SC_ZERO_TIME;
+        if (fifo_.full())
+          PCCX_LOG(log_, debug, "CMD_IN full (" << fifo_.depth() << "), holding INSTR_HI write");
         while (fifo_.full()) wait(fifo_.popped_event());
       }
       const uint64_t word = (static_cast<uint64_t>(value) << 32) | instr_lo_;

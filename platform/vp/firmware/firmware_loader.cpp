@@ -63,8 +63,12 @@ firmware_image load_firmware(const std::string& name_or_path) {
 
   // RTLD_NOW reports unresolved symbols here rather than mid-run; RTLD_LOCAL
   // keeps one object's symbols from satisfying another's.
+  // dlopen searches the library path for a name without '/'; a firmware
+  // object named on the command line is a file relative to here.
+  const std::string path =
+      name_or_path.find('/') == std::string::npos ? "./" + name_or_path : name_or_path;
   dlerror();
-  void* handle = dlopen(name_or_path.c_str(), RTLD_NOW | RTLD_LOCAL);
+  void* handle = dlopen(path.c_str(), RTLD_NOW | RTLD_LOCAL);
   if (!handle) {
     const char* why = dlerror();
     throw firmware_error("--firmware " + name_or_path + ": cannot load: " +

@@ -2,10 +2,9 @@
 
 namespace pccx::vp {
 
-platform_top::platform_top(sc_core::sc_module_name name, const runtime_params& rt,
-                           trace::trace_hub& traces, std::ostream* console)
-    : sc_core::sc_module(name),
-      bus("bus"),
+platform_top::platform_top(const runtime_params& rt, trace::trace_hub& traces,
+                           std::ostream* console)
+    : bus("bus"),
       cpu("cpu", rt.cpu, control, bus, &traces),
       npu("npu", rt.npu, &traces),
       simctl("simctl", control, &traces, console),

@@ -16,10 +16,11 @@
 
 namespace pccx::vp {
 
-class platform_top : public sc_core::sc_module {
+// A plain object rather than a module, so the modules' hierarchical names
+// (npu.cmd, cpu, simctl) are the names logs, traces and --log use.
+class platform_top {
  public:
-  platform_top(sc_core::sc_module_name name, const runtime_params& rt, trace::trace_hub& traces,
-               std::ostream* console);
+  platform_top(const runtime_params& rt, trace::trace_hub& traces, std::ostream* console);
 
   run_control control;
   address_router bus;

@@ -1,5 +1,7 @@
 #include "vp/top/runtime_params.h"
 
+#include "pccx_simctl.h"
+
 namespace pccx::vp {
 
 using sc_core::sc_time;
@@ -36,8 +38,8 @@ runtime_params to_runtime(const config::platform_config& cfg) {
   rt.mmio_write_latency = sc_time(static_cast<double>(cfg.cpu.mmio_write_ns), SC_NS);
   rt.npu_base = cfg.memory_map.npu_base;
   rt.npu_regs_size = PCCX_NPU_REGS_SIZE;
-  rt.simctl_base = cfg.memory_map.simctl_base;
-  rt.simctl_size = cfg.memory_map.simctl_size;
+  rt.simctl_base = cfg.memory_map.npu_base + PCCX_SIMCTL_OFFSET;
+  rt.simctl_size = 0x1000;
   return rt;
 }
 

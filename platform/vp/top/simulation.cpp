@@ -59,7 +59,7 @@ run_result run_simulation(const config::platform_config& cfg, const firmware_ima
   }
 
   tlm_utils::tlm_quantumkeeper::set_global_quantum(rt.quantum);
-  platform_top top("top", rt, traces, console);
+  platform_top top(rt, traces, console);
   top.cpu.load(fw.entry, fw.name);
   if (customize) customize(top);
   for (const auto& w : fw.warnings) PCCX_LOG(log, warning, w);
