@@ -10,8 +10,7 @@
 
 #define PCCX_FIELD_MASK(width) ((((uint64_t)1) << (width)) - 1u)
 #define PCCX_FIELD_GET(word, lsb, width) (((uint64_t)(word) >> (lsb)) & PCCX_FIELD_MASK(width))
-#define PCCX_FIELD_PUT(value, lsb, width) \
-  ((((uint64_t)(value)) & PCCX_FIELD_MASK(width)) << (lsb))
+#define PCCX_FIELD_PUT(value, lsb, width) ((((uint64_t)(value)) & PCCX_FIELD_MASK(width)) << (lsb))
 
 /* Opcode, common to all instructions. */
 #define PCCX_OPCODE_LSB 60

@@ -40,33 +40,33 @@
 #define PCCX_REG_PERF_LO(i) (PCCX_REG_PERF_BASE + 8u * (i))
 #define PCCX_REG_PERF_HI(i) (PCCX_REG_PERF_BASE + 8u * (i) + 4u)
 
-#define PCCX_PERF_CYCLES 0          /* core cycles since reset */
-#define PCCX_PERF_MACS 1            /* multiply-accumulates done */
-#define PCCX_PERF_GEMV_BUSY 2       /* GEMV busy cycles */
-#define PCCX_PERF_GEMM_BUSY 3       /* GEMM busy cycles */
-#define PCCX_PERF_SFU_BUSY 4        /* SFU busy cycles */
-#define PCCX_PERF_DMA_BUSY 5        /* DMA (MEMCPY) busy cycles */
-#define PCCX_PERF_DDR_RD_BYTES 6    /* DDR bytes read by the NPU */
-#define PCCX_PERF_DDR_WR_BYTES 7    /* DDR bytes written by the NPU */
-#define PCCX_PERF_HAZARD_STALL 8    /* issue cycles lost to L2 range hazards */
-#define PCCX_PERF_UNIT_STALL 9      /* issue cycles lost to a busy unit */
-#define PCCX_PERF_CMD_EMPTY 10      /* issue cycles with CMD_IN empty */
+#define PCCX_PERF_CYCLES 0       /* core cycles since reset */
+#define PCCX_PERF_MACS 1         /* multiply-accumulates done */
+#define PCCX_PERF_GEMV_BUSY 2    /* GEMV busy cycles */
+#define PCCX_PERF_GEMM_BUSY 3    /* GEMM busy cycles */
+#define PCCX_PERF_SFU_BUSY 4     /* SFU busy cycles */
+#define PCCX_PERF_DMA_BUSY 5     /* DMA (MEMCPY) busy cycles */
+#define PCCX_PERF_DDR_RD_BYTES 6 /* DDR bytes read by the NPU */
+#define PCCX_PERF_DDR_WR_BYTES 7 /* DDR bytes written by the NPU */
+#define PCCX_PERF_HAZARD_STALL 8 /* issue cycles lost to L2 range hazards */
+#define PCCX_PERF_UNIT_STALL 9   /* issue cycles lost to a busy unit */
+#define PCCX_PERF_CMD_EMPTY 10   /* issue cycles with CMD_IN empty */
 /* 11..23 are allocated by later units (GEMV/GEMM/SFU stall causes, ...). */
 
 /* Error codes latched in ERR_CODE. */
 #define PCCX_ERR_NONE 0x00
-#define PCCX_ERR_UNKNOWN_OPCODE 0x01    /* opcode 0x5..0xF */
-#define PCCX_ERR_RESERVED_BITS 0x02     /* a reserved field is nonzero */
-#define PCCX_ERR_UNKNOWN_CVO_FUNC 0x03  /* undefined or disabled cvo_func */
-#define PCCX_ERR_L2_RANGE 0x04          /* an L2 range ends beyond the last word */
-#define PCCX_ERR_ZERO_LENGTH 0x05       /* length or a shape extent is zero */
-#define PCCX_ERR_LENGTH_TOO_LARGE 0x06  /* length above the unit's limit */
-#define PCCX_ERR_UNWRITTEN_SLOT 0x07    /* shape/size slot never written */
-#define PCCX_ERR_INVALID_ROUTE 0x08     /* MEMCPY route not available */
-#define PCCX_ERR_INVALID_CACHE 0x09     /* MEMSET bank not present */
-#define PCCX_ERR_INVALID_LANES 0x0A     /* parallel_lane above the core count */
-#define PCCX_ERR_UNIT_UNAVAILABLE 0x0B  /* no execution unit for this opcode */
-#define PCCX_ERR_UNIT_FAULT 0x0C        /* the unit failed while executing */
-#define PCCX_ERR_DMA_ADDRESS 0x0D       /* DMA address outside DDR */
+#define PCCX_ERR_UNKNOWN_OPCODE 0x01   /* opcode 0x5..0xF */
+#define PCCX_ERR_RESERVED_BITS 0x02    /* a reserved field is nonzero */
+#define PCCX_ERR_UNKNOWN_CVO_FUNC 0x03 /* undefined or disabled cvo_func */
+#define PCCX_ERR_L2_RANGE 0x04         /* an L2 range ends beyond the last word */
+#define PCCX_ERR_ZERO_LENGTH 0x05      /* length or a shape extent is zero */
+#define PCCX_ERR_LENGTH_TOO_LARGE 0x06 /* length above the unit's limit */
+#define PCCX_ERR_UNWRITTEN_SLOT 0x07   /* shape/size slot never written */
+#define PCCX_ERR_INVALID_ROUTE 0x08    /* MEMCPY route not available */
+#define PCCX_ERR_INVALID_CACHE 0x09    /* MEMSET bank not present */
+#define PCCX_ERR_INVALID_LANES 0x0A    /* parallel_lane above the core count */
+#define PCCX_ERR_UNIT_UNAVAILABLE 0x0B /* no execution unit for this opcode */
+#define PCCX_ERR_UNIT_FAULT 0x0C       /* the unit failed while executing */
+#define PCCX_ERR_DMA_ADDRESS 0x0D      /* DMA address outside DDR */
 
 #endif /* PCCX_NPU_REGS_H */

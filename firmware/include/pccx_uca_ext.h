@@ -13,8 +13,8 @@ extern "C" {
 #endif
 
 /* Additional MEMCPY routes for uca_memcpy. */
-#define PCCX_ROUTE_L2_TO_L2 0x11   /* on-chip move, ISA from=0 to=0 */
-#define PCCX_ROUTE_KV_APPEND 0x1F  /* L2 -> DDR ring slot with quantize, ISA from=1 to=1 */
+#define PCCX_ROUTE_L2_TO_L2 0x11  /* on-chip move, ISA from=0 to=0 */
+#define PCCX_ROUTE_KV_APPEND 0x1F /* L2 -> DDR ring slot with quantize, ISA from=1 to=1 */
 
 /* uca_sync / uca_hal_wait_idle results beyond 0 and -1. */
 #define PCCX_SYNC_NPU_ERROR (-2)

@@ -55,8 +55,8 @@ void uca_gemv(uint32_t dest_reg, uint32_t src_addr, uint8_t flags, uint8_t size_
               uint8_t shape_ptr, uint8_t lanes);
 void uca_gemm(uint32_t dest_reg, uint32_t src_addr, uint8_t flags, uint8_t size_ptr,
               uint8_t shape_ptr, uint8_t lanes);
-void uca_cvo(uint8_t cvo_func, uint32_t src_addr, uint32_t dst_addr, uint16_t length,
-             uint8_t flags, uint8_t async);
+void uca_cvo(uint8_t cvo_func, uint32_t src_addr, uint32_t dst_addr, uint16_t length, uint8_t flags,
+             uint8_t async);
 void uca_memcpy(uint8_t route, uint32_t dest_addr, uint32_t src_addr, uint8_t shape_ptr,
                 uint8_t async);
 void uca_memset(uint8_t dest_cache, uint8_t dest_addr, uint16_t a, uint16_t b, uint16_t c);

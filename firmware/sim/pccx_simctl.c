@@ -1,17 +1,22 @@
 /* Sim-control helpers (pccx_simctl.h) over the uCA HAL. Freestanding. */
+#include "pccx_simctl.h"
+
 #include <stddef.h>
 #include <stdint.h>
 
-#include "pccx_simctl.h"
 #include "uCA_v1_hal.h"
 
 static void simctl_write(uint32_t reg, uint32_t value) {
   uca_hal_write32(PCCX_SIMCTL_OFFSET + reg, value);
 }
 
-static uint32_t simctl_read(uint32_t reg) { return uca_hal_read32(PCCX_SIMCTL_OFFSET + reg); }
+static uint32_t simctl_read(uint32_t reg) {
+  return uca_hal_read32(PCCX_SIMCTL_OFFSET + reg);
+}
 
-int pccx_simctl_present(void) { return simctl_read(PCCX_SIMCTL_ID) == PCCX_SIMCTL_MAGIC ? 1 : 0; }
+int pccx_simctl_present(void) {
+  return simctl_read(PCCX_SIMCTL_ID) == PCCX_SIMCTL_MAGIC ? 1 : 0;
+}
 
 void pccx_simctl_print(const char* line) {
   char last = '\0';
@@ -35,7 +40,9 @@ void pccx_simctl_marker(const char* text) {
   simctl_write(PCCX_SIMCTL_MARKER_EMIT, 1u);
 }
 
-void pccx_simctl_exit(int code) { simctl_write(PCCX_SIMCTL_EXIT, (uint32_t)code); }
+void pccx_simctl_exit(int code) {
+  simctl_write(PCCX_SIMCTL_EXIT, (uint32_t)code);
+}
 
 uint64_t pccx_simctl_time_ns(void) {
   /* LO first: reading LO latches HI. */

@@ -1,10 +1,11 @@
 /* Platform additions to the uCA v1 API (pccx_uca_ext.h): error registers,
  * counters and the API error latch. Freestanding. */
+#include "pccx_uca_ext.h"
+
 #include <stddef.h>
 #include <stdint.h>
 
 #include "pccx_npu_regs.h"
-#include "pccx_uca_ext.h"
 #include "pccx_uca_internal.h"
 #include "uCA_v1_hal.h"
 
@@ -45,4 +46,6 @@ uint64_t pccx_npu_retired(void) {
   return ((uint64_t)hi << 32) | (uint64_t)lo;
 }
 
-int pccx_uca_take_api_error(void) { return pccx_uca_internal_take_api_error(); }
+int pccx_uca_take_api_error(void) {
+  return pccx_uca_internal_take_api_error();
+}

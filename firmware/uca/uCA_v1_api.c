@@ -8,13 +8,14 @@
  * pccx_uca_take_api_error() collects it.
  *
  * Freestanding: no libc beyond <stdint.h>/<stddef.h>. */
+#include "uCA_v1_api.h"
+
 #include <stddef.h>
 #include <stdint.h>
 
 #include "pccx_isa.h"
 #include "pccx_uca_ext.h"
 #include "pccx_uca_internal.h"
-#include "uCA_v1_api.h"
 #include "uCA_v1_hal.h"
 
 /* First API error since it was last taken (file-scope singleton, as the
@@ -27,7 +28,9 @@ void pccx_uca_internal_set_api_error(int code) {
   }
 }
 
-int pccx_uca_internal_peek_api_error(void) { return g_api_error; }
+int pccx_uca_internal_peek_api_error(void) {
+  return g_api_error;
+}
 
 int pccx_uca_internal_take_api_error(void) {
   int code = g_api_error;
@@ -80,8 +83,8 @@ void uca_gemm(uint32_t dest_reg, uint32_t src_addr, uint8_t flags, uint8_t size_
   issue_matmul(UCA_OP_GEMM, dest_reg, src_addr, flags, size_ptr, shape_ptr, lanes);
 }
 
-void uca_cvo(uint8_t cvo_func, uint32_t src_addr, uint32_t dst_addr, uint16_t length,
-             uint8_t flags, uint8_t async) {
+void uca_cvo(uint8_t cvo_func, uint32_t src_addr, uint32_t dst_addr, uint16_t length, uint8_t flags,
+             uint8_t async) {
   uint64_t word;
   if (!fits(cvo_func, PCCX_CVO_FUNC_W) || !fits(src_addr, PCCX_CVO_SRC_W) ||
       !fits(dst_addr, PCCX_CVO_DST_W) || !fits(length, PCCX_CVO_LEN_W) ||
@@ -119,8 +122,7 @@ static int route_bits(uint8_t route, uint32_t* from_host, uint32_t* to_host) {
       *from_host = 1u;
       *to_host = 1u;
       return 1;
-    default:
-      return 0;
+    default: return 0;
   }
 }
 

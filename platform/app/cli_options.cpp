@@ -1,9 +1,8 @@
 #include "cli_options.h"
 
-#include <sstream>
-
 #include <boost/program_options.hpp>
 #include <nlohmann/json.hpp>
+#include <sstream>
 
 namespace pccx::app {
 
@@ -16,27 +15,24 @@ cli_options parse_cli(int argc, char** argv) {
   bool strict = false;
 
   po::options_description general("Options");
-  general.add_options()
-      ("help,h", "show this help")
-      ("version", "print the version")
-      ("firmware,f", po::value(&o.firmware),
-       "firmware to run: a built-in program name or a path to a firmware object (.so); "
-       "default memset_sync")
-      ("list-firmware", "list the built-in firmware programs")
-      ("config,c", po::value<std::vector<std::string>>(&o.layers.files)->composing(),
-       "JSON configuration file; repeatable, later files win")
-      ("set,s", po::value<std::vector<std::string>>(&sets)->composing(),
-       "override one key: a.b.c=value (JSON value, or text); repeatable, applied after files")
-      ("dump-config", po::value(&o.dump_config), "write the effective configuration to FILE")
-      ("validate-only", po::bool_switch(&o.validate_only), "check the configuration and exit")
-      ("strict", po::bool_switch(&strict), "end the run at the first NPU error (simulation.strict)")
-      ("log-level", po::value(&log_level), "default log level (log.level)")
-      ("log", po::value<std::vector<std::string>>(&logs)->composing(),
-       "per-module level MODULE=LEVEL, e.g. npu.cmd=debug (log.modules)")
-      ("trace-mmio", po::value(&trace_mmio), "write the MMIO access trace to FILE (trace.mmio)")
-      ("trace-instructions", po::value(&trace_instr),
-       "write the instruction trace to FILE (trace.instructions)")
-      ("out,o", po::value(&out_dir), "folder for run outputs, e.g. summary.json (output.dir)");
+  general.add_options()("help,h", "show this help")("version", "print the version")(
+      "firmware,f", po::value(&o.firmware),
+      "firmware to run: a built-in program name or a path to a firmware object (.so); "
+      "default memset_sync")("list-firmware", "list the built-in firmware programs")(
+      "config,c", po::value<std::vector<std::string>>(&o.layers.files)->composing(),
+      "JSON configuration file; repeatable, later files win")(
+      "set,s", po::value<std::vector<std::string>>(&sets)->composing(),
+      "override one key: a.b.c=value (JSON value, or text); repeatable, applied after files")(
+      "dump-config", po::value(&o.dump_config), "write the effective configuration to FILE")(
+      "validate-only", po::bool_switch(&o.validate_only), "check the configuration and exit")(
+      "strict", po::bool_switch(&strict), "end the run at the first NPU error (simulation.strict)")(
+      "log-level", po::value(&log_level), "default log level (log.level)")(
+      "log", po::value<std::vector<std::string>>(&logs)->composing(),
+      "per-module level MODULE=LEVEL, e.g. npu.cmd=debug (log.modules)")(
+      "trace-mmio", po::value(&trace_mmio), "write the MMIO access trace to FILE (trace.mmio)")(
+      "trace-instructions", po::value(&trace_instr),
+      "write the instruction trace to FILE (trace.instructions)")(
+      "out,o", po::value(&out_dir), "folder for run outputs, e.g. summary.json (output.dir)");
   po::options_description hidden;
   hidden.add_options()("positional", po::value<std::vector<std::string>>(&positional));
   po::options_description all;
@@ -58,9 +54,12 @@ cli_options parse_cli(int argc, char** argv) {
        << general;
   o.help_text = help.str();
 
-  if (vm.count("help")) o.cmd = cli_options::command::help;
-  else if (vm.count("version")) o.cmd = cli_options::command::version;
-  else if (vm.count("list-firmware")) o.cmd = cli_options::command::list_firmware;
+  if (vm.count("help"))
+    o.cmd = cli_options::command::help;
+  else if (vm.count("version"))
+    o.cmd = cli_options::command::version;
+  else if (vm.count("list-firmware"))
+    o.cmd = cli_options::command::list_firmware;
 
   if (!positional.empty()) {
     if (positional[0] == "disasm") {
@@ -75,7 +74,8 @@ cli_options parse_cli(int argc, char** argv) {
   o.layers.sets = sets;
   if (strict) o.layers.sets.push_back("simulation.strict=true");
   if (!log_level.empty()) o.layers.sets.push_back("log.level=" + log_level);
-  if (!trace_mmio.empty()) o.layers.sets.push_back("trace.mmio=" + nlohmann::json(trace_mmio).dump());
+  if (!trace_mmio.empty())
+    o.layers.sets.push_back("trace.mmio=" + nlohmann::json(trace_mmio).dump());
   if (!trace_instr.empty())
     o.layers.sets.push_back("trace.instructions=" + nlohmann::json(trace_instr).dump());
   if (!out_dir.empty()) o.layers.sets.push_back("output.dir=" + nlohmann::json(out_dir).dump());

@@ -4,7 +4,6 @@
 #include <cstdlib>
 #include <fstream>
 #include <iostream>
-
 #include <systemc>
 
 #include "cli_options.h"
@@ -53,8 +52,7 @@ int run(int argc, char** argv) {
   const pccx::vp::run_result r = pccx::vp::run_simulation(cfg, fw, &std::cout);
 
   std::cerr << "pccx-vp: " << r.message << "; simulated " << r.sim_time_ns / 1000.0 << " us, "
-            << r.instructions_retired << " instructions retired, wall " << r.wall_time_s
-            << " s\n";
+            << r.instructions_retired << " instructions retired, wall " << r.wall_time_s << " s\n";
   if (r.state != pccx::vp::run_control::state::finished) {
     std::cerr << "pccx-vp: simulation failed: " << r.message << '\n';
     return kExitSimFailure;

@@ -9,10 +9,9 @@
 //   auto model = pccx::config::load_as<model_config>({{path}, {}});
 #pragma once
 
+#include <nlohmann/json.hpp>
 #include <string>
 #include <vector>
-
-#include <nlohmann/json.hpp>
 
 #include "config/config_error.h"
 #include "config/config_schema.h"
@@ -62,8 +61,8 @@ nlohmann::json to_json_as(const Root& root) {
 // Pretty JSON in declaration order, ending in a newline.
 template <class Root>
 std::string dump_text_as(const Root& root) {
-  return encode_struct<nlohmann::ordered_json>(root).dump(2, ' ', false,
-                                                           nlohmann::json::error_handler_t::replace) +
+  return encode_struct<nlohmann::ordered_json>(root).dump(
+             2, ' ', false, nlohmann::json::error_handler_t::replace) +
          "\n";
 }
 
@@ -79,7 +78,7 @@ std::vector<key_info> describe_keys_as() {
 
 // ---- the platform configuration ---------------------------------------------
 
-platform_config load(const config_layers& layers);  // throws config_error
+platform_config load(const config_layers& layers);   // throws config_error
 nlohmann::json to_json(const platform_config& cfg);  // the effective configuration
 std::string dump_text(const platform_config& cfg);
 // Writes dump_text() to path ("-" = stdout); throws config_error on I/O failure.

@@ -71,19 +71,29 @@ at_least_opt<T> at_least(T lo) {
   return {lo};
 }
 // Unsigned field that also accepts "0x..." strings; dumped as a number.
-inline hex_opt hex() { return {false}; }
+inline hex_opt hex() {
+  return {false};
+}
 // Unsigned field that accepts "0x..." strings and is dumped as one.
-inline hex_opt address() { return {true}; }
+inline hex_opt address() {
+  return {true};
+}
 // String (or string-map value) restricted to a fixed set.
 inline choices_opt one_of(std::initializer_list<const char*> names) {
   choices_opt c;
   for (const char* n : names) c.names.emplace_back(n);
   return c;
 }
-inline choices_opt one_of(std::vector<std::string> names) { return {std::move(names)}; }
+inline choices_opt one_of(std::vector<std::string> names) {
+  return {std::move(names)};
+}
 // Array length, exact or bounded.
-inline items_opt items(std::size_t exactly) { return {exactly, exactly}; }
-inline items_opt items(std::size_t min, std::size_t max) { return {min, max}; }
+inline items_opt items(std::size_t exactly) {
+  return {exactly, exactly};
+}
+inline items_opt items(std::size_t min, std::size_t max) {
+  return {min, max};
+}
 
 // ---- type traits -----------------------------------------------------------
 
@@ -99,9 +109,9 @@ struct is_string_map<std::map<std::string, std::string, C, A>> : std::true_type 
 
 template <class T>
 inline constexpr bool is_unsigned_field_v =
-    std::is_integral_v<T> && std::is_unsigned_v<T> && !std::is_same_v<T, bool>;
+    std::is_integral_v<T>&& std::is_unsigned_v<T> && !std::is_same_v<T, bool>;
 template <class T>
-inline constexpr bool is_signed_field_v = std::is_integral_v<T> && std::is_signed_v<T>;
+inline constexpr bool is_signed_field_v = std::is_integral_v<T>&& std::is_signed_v<T>;
 template <class T>
 inline constexpr bool is_number_field_v = std::is_arithmetic_v<T> && !std::is_same_v<T, bool>;
 // Anything else that is a class is taken to be a nested config struct.
@@ -129,8 +139,9 @@ using leaf_t = typename leaf_of<T>::type;
 template <class T, class = void>
 struct has_validate : std::false_type {};
 template <class T>
-struct has_validate<T, std::void_t<decltype(std::declval<const T&>().validate(
-                           std::declval<validator&>()))>> : std::true_type {};
+struct has_validate<
+    T, std::void_t<decltype(std::declval<const T&>().validate(std::declval<validator&>()))>>
+    : std::true_type {};
 
 // ---- field_spec: the options of one field, resolved ----------------------
 

@@ -8,10 +8,9 @@
 
 #include <cstdint>
 #include <limits>
+#include <nlohmann/json.hpp>
 #include <string>
 #include <vector>
-
-#include <nlohmann/json.hpp>
 
 #include "config/config_error.h"
 #include "config/config_schema.h"
@@ -64,7 +63,8 @@ template <class L>
 std::string bounds_text(const field_spec<L>& s) {
   if constexpr (is_number_field_v<L>) {
     auto [lo, hi] = effective_bounds(s);
-    if (lo && hi) return "[" + number_text(*lo, s.hex_out) + ", " + number_text(*hi, s.hex_out) + "]";
+    if (lo && hi)
+      return "[" + number_text(*lo, s.hex_out) + ", " + number_text(*hi, s.hex_out) + "]";
     if (lo) return ">= " + number_text(*lo, s.hex_out);
     if (hi) return "<= " + number_text(*hi, s.hex_out);
   }
@@ -260,7 +260,8 @@ void decode(const nlohmann::json& j, T& out, const field_spec<leaf_t<T>>& s, con
     std::int64_t v = 0;
     bool ok = false;
     if (j.is_number_unsigned()) {
-      ok = j.get<std::uint64_t>() <= static_cast<std::uint64_t>(std::numeric_limits<std::int64_t>::max());
+      ok = j.get<std::uint64_t>() <=
+           static_cast<std::uint64_t>(std::numeric_limits<std::int64_t>::max());
       if (ok) v = static_cast<std::int64_t>(j.get<std::uint64_t>());
     } else if (j.is_number_integer()) {
       v = j.get<std::int64_t>();

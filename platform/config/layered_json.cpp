@@ -85,7 +85,8 @@ void layered_json::merge_file(const std::string& path, diagnostics& diag) {
   auto parsed = read_json_file(path, diag);
   if (!parsed) return;
   if (!parsed->is_object()) {
-    diag.report(path, "", "expected a JSON object at the top level, found " + detail::json_text(*parsed));
+    diag.report(path, "",
+                "expected a JSON object at the top level, found " + detail::json_text(*parsed));
     return;
   }
   merge(*parsed, path);
@@ -95,7 +96,8 @@ void layered_json::apply_set(const std::string& assignment, diagnostics& diag) {
   const std::string source = "--set " + assignment;
   std::size_t eq = assignment.find('=');
   if (eq == std::string::npos) {
-    diag.report(source, "", "missing '='; expected --set KEY=VALUE, e.g. --set npu.cmd_fifo_depth=16");
+    diag.report(source, "",
+                "missing '='; expected --set KEY=VALUE, e.g. --set npu.cmd_fifo_depth=16");
     return;
   }
   const std::string key = assignment.substr(0, eq);
@@ -107,7 +109,8 @@ void layered_json::apply_set(const std::string& assignment, diagnostics& diag) {
   std::vector<std::string> segments = split_path(key);
   for (const auto& seg : segments) {
     if (seg.empty()) {
-      diag.report(source, "", "empty segment in key \"" + key + "\"; segments are separated by single dots");
+      diag.report(source, "",
+                  "empty segment in key \"" + key + "\"; segments are separated by single dots");
       return;
     }
   }

@@ -9,7 +9,8 @@ namespace pccx::config {
 const std::vector<std::string>& log_level_names() {
   // Same names as pccx::log::parse_level; kept here so this library does not
   // depend on the SystemC-based support library.
-  static const std::vector<std::string> names = {"trace", "debug", "info", "warning", "error", "off"};
+  static const std::vector<std::string> names = {"trace",   "debug", "info",
+                                                 "warning", "error", "off"};
   return names;
 }
 
@@ -64,8 +65,8 @@ void constant_cache_config::validate(validator& check) const {
   for (std::size_t i = 0; i < 2 && i < banks.size(); ++i) {
     const std::string at = "banks/" + std::to_string(i);
     if (banks[i].name != required[i])
-      check.fail(at + "/name", std::string("bank ") + std::to_string(i) + " must be \"" + required[i] +
-                                   "\", found \"" + banks[i].name + "\"");
+      check.fail(at + "/name", std::string("bank ") + std::to_string(i) + " must be \"" +
+                                   required[i] + "\", found \"" + banks[i].name + "\"");
     else if (!banks[i].enabled)
       check.fail(at + "/enabled", std::string("bank \"") + required[i] + "\" must be enabled");
   }

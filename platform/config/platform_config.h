@@ -111,10 +111,8 @@ struct cache_bank_config {
 struct constant_cache_config {
   std::uint32_t slots = 64;
   std::uint32_t write_cycles = 1;
-  std::vector<cache_bank_config> banks = {{"fmap_shape", true},
-                                          {"weight_shape", true},
-                                          {"head_scale", true},
-                                          {"channel_scale", true}};
+  std::vector<cache_bank_config> banks = {
+      {"fmap_shape", true}, {"weight_shape", true}, {"head_scale", true}, {"channel_scale", true}};
 
   template <class V>
   void visit(V& v) {

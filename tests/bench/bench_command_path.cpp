@@ -8,9 +8,9 @@
 #include <cstdlib>
 #include <random>
 
+#include "log/logger.h"
 #include "npu/isa/instruction.h"
 #include "uCA_v1_api.h"
-#include "log/logger.h"
 #include "vp/top/simulation.h"
 
 namespace {

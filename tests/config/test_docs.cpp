@@ -14,7 +14,8 @@ using namespace pccx::config;
 
 namespace {
 
-const char kBegin[] = "<!-- keys:begin (generated from describe_keys(); see tests/config/test_docs.cpp) -->\n";
+const char kBegin[] =
+    "<!-- keys:begin (generated from describe_keys(); see tests/config/test_docs.cpp) -->\n";
 const char kEnd[] = "<!-- keys:end -->";
 
 std::map<std::string, key_info> rows_by_pointer() {
@@ -42,7 +43,8 @@ TEST(ConfigDocs, DescribeKeysRows) {
   EXPECT_EQ(rows["/clocks/core_mhz"].type, "number");
   EXPECT_EQ(rows["/log/level"].constraint, "one of trace, debug, info, warning, error, off");
   EXPECT_EQ(rows["/log/modules"].type, "map of string");
-  EXPECT_EQ(rows["/log/modules"].constraint, "values: one of trace, debug, info, warning, error, off");
+  EXPECT_EQ(rows["/log/modules"].constraint,
+            "values: one of trace, debug, info, warning, error, off");
   EXPECT_EQ(rows["/npu/constant_cache/banks"].type, "array of object");
   EXPECT_EQ(rows["/npu/constant_cache/banks"].constraint, "exactly 4 entries");
   EXPECT_EQ(rows["/npu/constant_cache/banks/*/enabled"].default_value, "true");

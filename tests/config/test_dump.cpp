@@ -9,14 +9,13 @@ using cfgtest::scratch;
 
 TEST(ConfigDump, RoundTripIsIdentical) {
   scratch s;
-  platform_config c = load({{},
-                            {"clocks.core_mhz=333.3333333333333", "simulation.strict=true",
-                             "simulation.quantum_ns=250", "memory_map.npu_base=0xB0000000",
-                             "memory_map.ddr_size=0x80000000", "cpu.mmio_read_ns=0",
-                             "npu.constant_cache.banks.2.name=k_scale",
-                             "npu.constant_cache.banks.3.enabled=false",
-                             R"(log.modules={"npu.cmd": "trace", "dma": "debug"})", "log.level=warning",
-                             "trace.mmio=out/mmio.jsonl", "output.dir=out dir/ü"}});
+  platform_config c = load(
+      {{},
+       {"clocks.core_mhz=333.3333333333333", "simulation.strict=true", "simulation.quantum_ns=250",
+        "memory_map.npu_base=0xB0000000", "memory_map.ddr_size=0x80000000", "cpu.mmio_read_ns=0",
+        "npu.constant_cache.banks.2.name=k_scale", "npu.constant_cache.banks.3.enabled=false",
+        R"(log.modules={"npu.cmd": "trace", "dma": "debug"})", "log.level=warning",
+        "trace.mmio=out/mmio.jsonl", "output.dir=out dir/ü"}});
   ASSERT_NE(to_json(c), to_json(platform_config{}));
   const std::string path = s.path("dump.json");
   dump(c, path);

@@ -37,8 +37,9 @@ TEST(ConfigErrors, ValueOutOfRange) {
   EXPECT_EQ(load_error({{y}, {}}),
             y + ": /clocks/axi_mhz: expected a number in [1.0, 2000.0], found 2000.5");
   auto z = s.write("z.json", R"({"cpu": {"stack_kib": 5000000000}})");
-  EXPECT_EQ(load_error({{z}, {}}),
-            z + ": /cpu/stack_kib: expected an unsigned integer in [64, 1048576], found 5000000000");
+  EXPECT_EQ(
+      load_error({{z}, {}}),
+      z + ": /cpu/stack_kib: expected an unsigned integer in [64, 1048576], found 5000000000");
 }
 
 TEST(ConfigErrors, WrongType) {
@@ -53,25 +54,31 @@ TEST(ConfigErrors, WrongType) {
   auto w = s.write("w.json", R"({"trace": {"mmio": null}})");
   EXPECT_EQ(load_error({{w}, {}}), w + ": /trace/mmio: expected a string, found null");
   auto v = s.write("v.json", R"({"npu": {"constant_cache": {"banks": {"name": "x"}}}})");
-  EXPECT_EQ(load_error({{v}, {}}),
-            v + ": /npu/constant_cache/banks: expected an array of objects, found {\"name\":\"x\"}");
+  EXPECT_EQ(
+      load_error({{v}, {}}),
+      v + ": /npu/constant_cache/banks: expected an array of objects, found {\"name\":\"x\"}");
 }
 
 TEST(ConfigErrors, StringNotAmongChoices) {
   scratch s;
   auto x = s.write("x.json", R"({"log": {"level": "verbose", "modules": {"dma": "infoo"}}})");
-  EXPECT_EQ(load_error({{x}, {}}),
-            x + ": /log/level: expected one of \"trace\", \"debug\", \"info\", \"warning\", \"error\", "
-                "\"off\", found \"verbose\"\n" +
-                x + ": /log/modules/dma: expected one of \"trace\", \"debug\", \"info\", \"warning\", "
-                    "\"error\", \"off\", found \"infoo\"; did you mean \"info\"?");
+  EXPECT_EQ(
+      load_error({{x}, {}}),
+      x +
+          ": /log/level: expected one of \"trace\", \"debug\", \"info\", \"warning\", \"error\", "
+          "\"off\", found \"verbose\"\n" +
+          x +
+          ": /log/modules/dma: expected one of \"trace\", \"debug\", \"info\", \"warning\", "
+          "\"error\", \"off\", found \"infoo\"; did you mean \"info\"?");
 }
 
 TEST(ConfigErrors, SyntaxErrorGivesLineAndColumn) {
   scratch s;
   auto x = s.write("x.json", "{\n  \"clocks\": {\n    \"core_mhz\": 400,\n  }\n}\n");
   std::string err = load_error({{x}, {}});
-  EXPECT_EQ(err, x + ":4:3: syntax error while parsing object key - unexpected '}'; expected string literal");
+  EXPECT_EQ(
+      err,
+      x + ":4:3: syntax error while parsing object key - unexpected '}'; expected string literal");
   auto y = s.write("y.json", "{\"npu\": {\"gemv_cores\": 4}");
   EXPECT_EQ(load_error({{y}, {}}),
             y + ":1:26: syntax error while parsing object - unexpected end of input; expected '}'");
@@ -120,11 +127,12 @@ TEST(ConfigErrors, LayerProblemsReportedTogether) {
   auto bad = s.write("bad.json", "{,}");
   std::string err = load_error({{missing, bad}, {"no_equals", "npu.gemv_cores=99"}});
   // Files and --set syntax are all checked before any value is bound.
-  EXPECT_EQ(err, missing + ": cannot open file: No such file or directory\n" + bad +
-                     ":1:2: syntax error while parsing object key - unexpected ','; expected string "
-                     "literal\n"
-                     "--set no_equals: missing '='; expected --set KEY=VALUE, e.g. --set "
-                     "npu.cmd_fifo_depth=16");
+  EXPECT_EQ(err,
+            missing + ": cannot open file: No such file or directory\n" + bad +
+                ":1:2: syntax error while parsing object key - unexpected ','; expected string "
+                "literal\n"
+                "--set no_equals: missing '='; expected --set KEY=VALUE, e.g. --set "
+                "npu.cmd_fifo_depth=16");
 }
 
 TEST(ConfigErrors, HexStringsAreChecked) {
@@ -132,12 +140,15 @@ TEST(ConfigErrors, HexStringsAreChecked) {
   auto x = s.write("x.json", R"({"memory_map": {"npu_base": "0xZZ", "ddr_size": "0x0",
                                                 "ddr_base": "0x10000000000000000"}})");
   EXPECT_EQ(load_error({{x}, {}}),
-            x + ": /memory_map/npu_base: expected an unsigned integer or a \"0x...\" hex string, "
+            x +
+                ": /memory_map/npu_base: expected an unsigned integer or a \"0x...\" hex string, "
                 "found \"0xZZ\"\n" +
-                x + ": /memory_map/ddr_base: expected an unsigned integer or a \"0x...\" hex "
-                    "string, found \"0x10000000000000000\"\n" +
-                x + ": /memory_map/ddr_size: expected an unsigned integer or a \"0x...\" hex string "
-                    ">= 1, found \"0x0\"");
+                x +
+                ": /memory_map/ddr_base: expected an unsigned integer or a \"0x...\" hex "
+                "string, found \"0x10000000000000000\"\n" +
+                x +
+                ": /memory_map/ddr_size: expected an unsigned integer or a \"0x...\" hex string "
+                ">= 1, found \"0x0\"");
   // Hex is only for fields that declare it.
   auto y = s.write("y.json", R"({"npu": {"gemv_cores": "0x4"}})");
   EXPECT_EQ(load_error({{y}, {}}),

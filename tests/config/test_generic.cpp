@@ -81,10 +81,10 @@ TEST(ConfigGeneric, ElementAndSignedChecks) {
   auto f = s.write("m.json", R"({"layers": 1, "blocks": [{"kind": "mpl"}], "bias": 101,
                                  "dims": [8, 0], "tags": {"x": 1}})");
   EXPECT_EQ(load_error<model_config>({{f}, {}}),
-            f + ": /bias: expected an integer in [-100, 100], found 101\n" +
-                f + ": /dims/1: expected an unsigned integer in [1, 4096], found 0\n" +
-                f + ": /blocks/0/kind: expected one of \"attention\", \"mlp\", found \"mpl\"; did you "
-                    "mean \"mlp\"?\n" +
+            f + ": /bias: expected an integer in [-100, 100], found 101\n" + f +
+                ": /dims/1: expected an unsigned integer in [1, 4096], found 0\n" + f +
+                ": /blocks/0/kind: expected one of \"attention\", \"mlp\", found \"mpl\"; did you "
+                "mean \"mlp\"?\n" +
                 f + ": /tags/x: expected a string, found 1");
   auto g = s.write("g.json", R"({"layers": 1, "blocks": [{}], "dims": []})");
   EXPECT_EQ(load_error<model_config>({{g}, {}}), g + ": /dims: expected 1 to 4 entries, found 0");
@@ -101,9 +101,9 @@ TEST(ConfigGeneric, DescribeAnotherRoot) {
   auto rows = describe_keys_as<model_config>();
   std::vector<std::string> pointers;
   for (const auto& k : rows) pointers.push_back(k.pointer);
-  EXPECT_EQ(pointers, (std::vector<std::string>{"/name", "/layers", "/bias", "/weights_bytes", "/dims",
-                                                "/blocks", "/blocks/*/kind", "/blocks/*/heads",
-                                                "/tags"}));
+  EXPECT_EQ(pointers,
+            (std::vector<std::string>{"/name", "/layers", "/bias", "/weights_bytes", "/dims",
+                                      "/blocks", "/blocks/*/kind", "/blocks/*/heads", "/tags"}));
   EXPECT_EQ(rows[4].type, "array of uint32");
   EXPECT_EQ(rows[4].constraint, "[1, 4096]; 1 to 4 entries");
   EXPECT_EQ(rows[2].type, "int64");

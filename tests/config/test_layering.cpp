@@ -50,13 +50,15 @@ TEST(ConfigLayering, LaterFileWinsAndObjectsDeepMerge) {
   scratch s;
   auto a = s.write("a.json", R"({"clocks": {"core_mhz": 500}, "npu": {"l2": {"words": 1000}},
                                  "log": {"modules": {"npu": "debug"}}})");
-  auto b = s.write("b.json", R"({"clocks": {"core_mhz": 600}, "log": {"modules": {"dma": "trace"}}})");
+  auto b =
+      s.write("b.json", R"({"clocks": {"core_mhz": 600}, "log": {"modules": {"dma": "trace"}}})");
   platform_config c = load({{a, b}, {}});
   EXPECT_EQ(c.clocks.core_mhz, 600.0);  // b wins
   EXPECT_EQ(c.clocks.axi_mhz, 250.0);   // sibling default survives
   EXPECT_EQ(c.npu.l2.words, 1000u);     // only in a
   EXPECT_EQ(c.npu.l2.ports, 2u);
-  EXPECT_EQ(c.log.modules, (std::map<std::string, std::string>{{"npu", "debug"}, {"dma", "trace"}}));
+  EXPECT_EQ(c.log.modules,
+            (std::map<std::string, std::string>{{"npu", "debug"}, {"dma", "trace"}}));
 
   platform_config reversed = load({{b, a}, {}});
   EXPECT_EQ(reversed.clocks.core_mhz, 500.0);
@@ -86,9 +88,10 @@ TEST(ConfigSet, NumberAppliedAfterAllFiles) {
 }
 
 TEST(ConfigSet, BoolStringAndQuotedString) {
-  platform_config c = load({{},
-                            {"simulation.strict=true", "log.level=debug", "trace.mmio=out/mmio.jsonl",
-                             R"(trace.instructions="true")", "output.dir="}});
+  platform_config c =
+      load({{},
+            {"simulation.strict=true", "log.level=debug", "trace.mmio=out/mmio.jsonl",
+             R"(trace.instructions="true")", "output.dir="}});
   EXPECT_TRUE(c.simulation.strict);
   EXPECT_EQ(c.log.level, "debug");
   EXPECT_EQ(c.trace.mmio, "out/mmio.jsonl");
@@ -97,8 +100,9 @@ TEST(ConfigSet, BoolStringAndQuotedString) {
 }
 
 TEST(ConfigSet, HexAndDecimalAddresses) {
-  platform_config c = load({{}, {"memory_map.npu_base=0xB0000000", "memory_map.npu_size=4096",
-                                 "memory_map.ddr_size=0X80000000"}});
+  platform_config c = load({{},
+                            {"memory_map.npu_base=0xB0000000", "memory_map.npu_size=4096",
+                             "memory_map.ddr_size=0X80000000"}});
   EXPECT_EQ(c.memory_map.npu_base, 0xB0000000u);
   EXPECT_EQ(c.memory_map.npu_size, 0x1000u);
   EXPECT_EQ(c.memory_map.ddr_size, 0x80000000u);
@@ -118,15 +122,18 @@ TEST(ConfigSet, MapEntries) {
   EXPECT_EQ(c.log.modules.at("npu"), "debug");
   // Dots separate path segments, so a dotted module name goes in an object value.
   c = load({{}, {R"(log.modules={"npu.cmd": "trace"})", "log.modules.dma=off"}});
-  EXPECT_EQ(c.log.modules, (std::map<std::string, std::string>{{"npu.cmd", "trace"}, {"dma", "off"}}));
-  EXPECT_EQ(load_error({{}, {"log.modules.npu.cmd=trace"}}),
-            "--set log.modules.npu.cmd=trace: /log/modules/npu: expected one of \"trace\", \"debug\", "
-            "\"info\", \"warning\", \"error\", \"off\", found {\"cmd\":\"trace\"}");
+  EXPECT_EQ(c.log.modules,
+            (std::map<std::string, std::string>{{"npu.cmd", "trace"}, {"dma", "off"}}));
+  EXPECT_EQ(
+      load_error({{}, {"log.modules.npu.cmd=trace"}}),
+      "--set log.modules.npu.cmd=trace: /log/modules/npu: expected one of \"trace\", \"debug\", "
+      "\"info\", \"warning\", \"error\", \"off\", found {\"cmd\":\"trace\"}");
 }
 
 TEST(ConfigSet, UnknownPathSuggestsNearestKey) {
   EXPECT_EQ(load_error({{}, {"npu.cmd_fifo_dept=3"}}),
-            "--set npu.cmd_fifo_dept=3: /npu/cmd_fifo_dept: unknown key; did you mean \"cmd_fifo_depth\"?");
+            "--set npu.cmd_fifo_dept=3: /npu/cmd_fifo_dept: unknown key; did you mean "
+            "\"cmd_fifo_depth\"?");
   EXPECT_EQ(load_error({{}, {"npuu.cmd_fifo_depth=3"}}),
             "--set npuu.cmd_fifo_depth=3: /npuu: unknown key; did you mean \"npu\"?");
 }
@@ -142,9 +149,10 @@ TEST(ConfigSet, MissingEqualsIsAnError) {
 }
 
 TEST(ConfigSet, TypeErrorNamesTheSet) {
-  EXPECT_EQ(load_error({{}, {"clocks.core_mhz=fast"}}),
-            "--set clocks.core_mhz=fast: /clocks/core_mhz: expected a number in [1.0, 2000.0], found "
-            "\"fast\"");
+  EXPECT_EQ(
+      load_error({{}, {"clocks.core_mhz=fast"}}),
+      "--set clocks.core_mhz=fast: /clocks/core_mhz: expected a number in [1.0, 2000.0], found "
+      "\"fast\"");
   EXPECT_EQ(load_error({{}, {"simulation.strict=1"}}),
             "--set simulation.strict=1: /simulation/strict: expected a boolean, found 1");
   EXPECT_EQ(load_error({{}, {"memory_map.npu_base=0xA000_0000"}}),
@@ -166,6 +174,7 @@ TEST(ConfigSet, PathThroughScalarOrBadIndex) {
 TEST(ConfigSet, OverrideOfFileValueIsBlamedOnTheSet) {
   scratch s;
   auto a = s.write("a.json", R"({"npu": {"gemv_cores": 8}})");
-  EXPECT_EQ(load_error({{a}, {"npu.gemv_cores=0"}}),
-            "--set npu.gemv_cores=0: /npu/gemv_cores: expected an unsigned integer in [1, 32], found 0");
+  EXPECT_EQ(
+      load_error({{a}, {"npu.gemv_cores=0"}}),
+      "--set npu.gemv_cores=0: /npu/gemv_cores: expected an unsigned integer in [1, 32], found 0");
 }

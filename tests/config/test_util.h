@@ -2,13 +2,12 @@
 // "this load must fail" wrapper that returns the error text.
 #pragma once
 
+#include <gtest/gtest.h>
 #include <unistd.h>
 
 #include <filesystem>
 #include <fstream>
 #include <string>
-
-#include <gtest/gtest.h>
 
 #include "config/config_loader.h"
 
@@ -20,9 +19,8 @@ class scratch {
  public:
   scratch() {
     const auto* info = ::testing::UnitTest::GetInstance()->current_test_info();
-    dir_ = fs::temp_directory_path() /
-           ("pccx_config_" + std::to_string(::getpid()) + "_" + info->test_suite_name() + "_" +
-            info->name());
+    dir_ = fs::temp_directory_path() / ("pccx_config_" + std::to_string(::getpid()) + "_" +
+                                        info->test_suite_name() + "_" + info->name());
     fs::remove_all(dir_);
     fs::create_directories(dir_);
   }

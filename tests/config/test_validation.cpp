@@ -9,9 +9,10 @@ TEST(ConfigValidation, NpuWindowHoldsTheRegistersAndEndsBeforeSimControl) {
   EXPECT_EQ(load_error({{}, {"memory_map.npu_size=0x800"}}),
             "--set memory_map.npu_size=0x800: /memory_map/npu_size: expected an unsigned integer "
             "or a \"0x...\" hex string in [4096, 1048576], found \"0x800\"");
-  EXPECT_EQ(load_error({{}, {"memory_map.npu_size=0x100001"}}),
-            "--set memory_map.npu_size=0x100001: /memory_map/npu_size: expected an unsigned integer "
-            "or a \"0x...\" hex string in [4096, 1048576], found \"0x100001\"");
+  EXPECT_EQ(
+      load_error({{}, {"memory_map.npu_size=0x100001"}}),
+      "--set memory_map.npu_size=0x100001: /memory_map/npu_size: expected an unsigned integer "
+      "or a \"0x...\" hex string in [4096, 1048576], found \"0x100001\"");
   platform_config c = load({{}, {"memory_map.npu_size=0x100000"}});
   EXPECT_EQ(c.memory_map.npu_size, 0x100000u);
 }
@@ -26,16 +27,18 @@ TEST(ConfigValidation, ZeroSizeAndWrapAround) {
   EXPECT_EQ(load_error({{}, {"memory_map.ddr_size=0"}}),
             "--set memory_map.ddr_size=0: /memory_map/ddr_size: expected an unsigned integer or a "
             "\"0x...\" hex string >= 1, found 0");
-  EXPECT_EQ(load_error({{}, {"memory_map.ddr_base=0xFFFFFFFFFFFFF000"}}),
-            "--set memory_map.ddr_base=0xFFFFFFFFFFFFF000: /memory_map/ddr_base: ddr window starting "
-            "at 0xFFFFFFFFFFFFF000 with size 0x100000000 runs past the end of the 64-bit address "
-            "space");
+  EXPECT_EQ(
+      load_error({{}, {"memory_map.ddr_base=0xFFFFFFFFFFFFF000"}}),
+      "--set memory_map.ddr_base=0xFFFFFFFFFFFFF000: /memory_map/ddr_base: ddr window starting "
+      "at 0xFFFFFFFFFFFFF000 with size 0x100000000 runs past the end of the 64-bit address "
+      "space");
 }
 
 TEST(ConfigValidation, BankCount) {
-  EXPECT_EQ(load_error({{}, {R"(npu.constant_cache.banks=[{"name": "fmap_shape"}])"}}),
-            R"(--set npu.constant_cache.banks=[{"name": "fmap_shape"}]: /npu/constant_cache/banks: )"
-            "expected exactly 4 entries, found 1");
+  EXPECT_EQ(
+      load_error({{}, {R"(npu.constant_cache.banks=[{"name": "fmap_shape"}])"}}),
+      R"(--set npu.constant_cache.banks=[{"name": "fmap_shape"}]: /npu/constant_cache/banks: )"
+      "expected exactly 4 entries, found 1");
 }
 
 TEST(ConfigValidation, FirstTwoBanksAreFixedAndEnabled) {
@@ -46,22 +49,25 @@ TEST(ConfigValidation, FirstTwoBanksAreFixedAndEnabled) {
             "--set npu.constant_cache.banks.0.enabled=false: /npu/constant_cache/banks/0/enabled: "
             "bank \"fmap_shape\" must be enabled");
   // The other two may be disabled.
-  EXPECT_FALSE(load({{}, {"npu.constant_cache.banks.2.enabled=false"}}).npu.constant_cache.banks[2].enabled);
+  EXPECT_FALSE(
+      load({{}, {"npu.constant_cache.banks.2.enabled=false"}}).npu.constant_cache.banks[2].enabled);
 }
 
 TEST(ConfigValidation, BankNamesUniqueAndNonEmpty) {
   EXPECT_EQ(load_error({{}, {"npu.constant_cache.banks.3.name=head_scale"}}),
             "--set npu.constant_cache.banks.3.name=head_scale: /npu/constant_cache/banks/3/name: "
             "duplicate bank name \"head_scale\" (also used by /npu/constant_cache/banks/2/name)");
-  EXPECT_EQ(load_error({{}, {"npu.constant_cache.banks.2.name="}}),
-            "--set npu.constant_cache.banks.2.name=: /npu/constant_cache/banks/2/name: bank name must "
-            "not be empty");
+  EXPECT_EQ(
+      load_error({{}, {"npu.constant_cache.banks.2.name="}}),
+      "--set npu.constant_cache.banks.2.name=: /npu/constant_cache/banks/2/name: bank name must "
+      "not be empty");
 }
 
 TEST(ConfigValidation, CrossChecksOfDifferentStructsAreAllReported) {
-  EXPECT_EQ(load_error({{}, {"memory_map.npu_base=0xA0000800", "npu.constant_cache.banks.0.name=x"}}),
-            "--set memory_map.npu_base=0xA0000800: /memory_map/npu_base: must be 4 KiB (0x1000) "
-            "aligned, found 0xA0000800\n"
-            "--set npu.constant_cache.banks.0.name=x: /npu/constant_cache/banks/0/name: bank 0 must "
-            "be \"fmap_shape\", found \"x\"");
+  EXPECT_EQ(
+      load_error({{}, {"memory_map.npu_base=0xA0000800", "npu.constant_cache.banks.0.name=x"}}),
+      "--set memory_map.npu_base=0xA0000800: /memory_map/npu_base: must be 4 KiB (0x1000) "
+      "aligned, found 0xA0000800\n"
+      "--set npu.constant_cache.banks.0.name=x: /npu/constant_cache/banks/0/name: bank 0 must "
+      "be \"fmap_shape\", found \"x\"");
 }

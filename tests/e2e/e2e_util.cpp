@@ -75,7 +75,8 @@ proc_result run_process(const std::vector<std::string>& argv, const fs::path& cw
   for (;;) {
     const pid_t w = ::waitpid(pid, &status, WNOHANG);
     if (w == pid) break;
-    if (w < 0 && errno != EINTR) throw std::runtime_error(std::string("waitpid: ") + std::strerror(errno));
+    if (w < 0 && errno != EINTR)
+      throw std::runtime_error(std::string("waitpid: ") + std::strerror(errno));
     if (std::chrono::steady_clock::now() > deadline) {
       ::kill(pid, SIGKILL);
       ::waitpid(pid, &status, 0);

@@ -7,10 +7,9 @@
 
 #include <chrono>
 #include <filesystem>
+#include <nlohmann/json.hpp>
 #include <string>
 #include <vector>
-
-#include <nlohmann/json.hpp>
 
 namespace e2e {
 
@@ -18,11 +17,11 @@ namespace fs = std::filesystem;
 using json = nlohmann::json;
 
 struct proc_result {
-  int exit_code = -1;   // the exit status, or 128 + signal number
+  int exit_code = -1;  // the exit status, or 128 + signal number
   bool signaled = false;
   bool timed_out = false;  // killed after the timeout
-  std::string out;      // everything written to stdout
-  std::string err;      // everything written to stderr
+  std::string out;         // everything written to stdout
+  std::string err;         // everything written to stderr
 };
 
 // Runs argv[0] (a path, or a name looked up in PATH) with the given
@@ -41,14 +40,18 @@ void write_file(const fs::path& path, const std::string& text);
 std::vector<std::string> read_lines(const fs::path& path);
 // One JSON value per line; a line that does not parse fails the test.
 std::vector<json> read_jsonl(const fs::path& path);
-inline bool is_marker(const json& record) { return record.contains("marker"); }
+inline bool is_marker(const json& record) {
+  return record.contains("marker");
+}
 std::vector<json> without_markers(const std::vector<json>& records);
 std::vector<json> only_markers(const std::vector<json>& records);
 
 bool contains(const std::string& haystack, const std::string& needle);
 
 // Paths of what the tests run.
-inline std::string vp_exe() { return PCCX_VP_EXE; }
+inline std::string vp_exe() {
+  return PCCX_VP_EXE;
+}
 inline std::string project_firmware(const std::string& name) {
   return std::string(PCCX_FW_DIR) + "/" + name + ".so";
 }

@@ -99,8 +99,7 @@ TEST_F(BadInput, DisasmOfMalformedMemhNamesTheLine) {
 }
 
 TEST_F(BadInput, TracePathInMissingFolder) {
-  const auto err =
-      expect_bad_input({"--trace-instructions", path("no/such/folder/instr.jsonl")});
+  const auto err = expect_bad_input({"--trace-instructions", path("no/such/folder/instr.jsonl")});
   EXPECT_TRUE(contains(err, "no/such/folder/instr.jsonl")) << err;
   const auto err2 = expect_bad_input({"--trace-mmio", path("no/such/folder/mmio.jsonl")});
   EXPECT_TRUE(contains(err2, "no/such/folder/mmio.jsonl")) << err2;

@@ -120,8 +120,7 @@ TEST_F(Cli, LoggingOptions) {
   // Module names are the SystemC instance names (simctl, npu.cmd, cpu, ...).
   const auto debug = vp({"--log", "simctl=debug"});
   ASSERT_EQ(debug.exit_code, 0) << describe(debug);
-  EXPECT_TRUE(contains(debug.err, "simctl: marker: memset_sync: fill shape caches"))
-      << debug.err;
+  EXPECT_TRUE(contains(debug.err, "simctl: marker: memset_sync: fill shape caches")) << debug.err;
   // Other modules stay at the default level (info).
   for (const auto& line : lines_of(debug.err))
     EXPECT_FALSE(line.rfind("[D ", 0) == 0 && !contains(line, "simctl:")) << line;

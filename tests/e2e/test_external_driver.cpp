@@ -22,10 +22,10 @@ TEST_F(ExternalDriver, BuildsAgainstInstalledHeadersAndRuns) {
                         "pccx_npu_regs.h", "pccx_simctl.h", "pccx_uca_ext.h"})
     EXPECT_TRUE(fs::exists(prefix + "/include/pccx-vp/" + h)) << h << " not installed";
 
-  const auto configure =
-      run({cmake, "-S", std::string(PCCX_SOURCE_DIR) + "/firmware/examples/external_driver", "-B",
-           build, "-DPCCX_VP_PREFIX=" + prefix, std::string("-DCMAKE_C_COMPILER=") + PCCX_C_COMPILER},
-          timeout);
+  const auto configure = run(
+      {cmake, "-S", std::string(PCCX_SOURCE_DIR) + "/firmware/examples/external_driver", "-B",
+       build, "-DPCCX_VP_PREFIX=" + prefix, std::string("-DCMAKE_C_COMPILER=") + PCCX_C_COMPILER},
+      timeout);
   ASSERT_EQ(configure.exit_code, 0) << describe(configure);
   const auto compile = run({cmake, "--build", build}, timeout);
   ASSERT_EQ(compile.exit_code, 0) << describe(compile);
@@ -54,12 +54,11 @@ TEST_F(ExternalDriver, BuildsAgainstInstalledHeadersAndRuns) {
 
 // The example refuses to configure without a usable prefix, and says why.
 TEST_F(ExternalDriver, ConfigureWithoutPrefixExplains) {
-  const auto configure =
-      run({PCCX_CMAKE_COMMAND, "-S",
-           std::string(PCCX_SOURCE_DIR) + "/firmware/examples/external_driver", "-B",
-           path("build"), "-DPCCX_VP_PREFIX=" + path("nowhere"),
-           std::string("-DCMAKE_C_COMPILER=") + PCCX_C_COMPILER},
-          std::chrono::seconds(120));
+  const auto configure = run(
+      {PCCX_CMAKE_COMMAND, "-S",
+       std::string(PCCX_SOURCE_DIR) + "/firmware/examples/external_driver", "-B", path("build"),
+       "-DPCCX_VP_PREFIX=" + path("nowhere"), std::string("-DCMAKE_C_COMPILER=") + PCCX_C_COMPILER},
+      std::chrono::seconds(120));
   EXPECT_NE(configure.exit_code, 0) << describe(configure);
   EXPECT_TRUE(contains(configure.err, "PCCX_VP_PREFIX")) << configure.err;
 }

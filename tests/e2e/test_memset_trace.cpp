@@ -42,9 +42,9 @@ std::vector<expected_memset> memset_sync_program() {
     v.push_back({hex64(memset_word(0, slot, 1, 2048, slot + 1)),
                  "MEMSET fmap_shape[" + std::to_string(slot) + "] <- (1, 2048, " +
                      std::to_string(slot + 1) + ")"});
-    v.push_back({hex64(memset_word(1, slot, 1, n, 2048)),
-                 "MEMSET weight_shape[" + std::to_string(slot) + "] <- (1, " + std::to_string(n) +
-                     ", 2048)"});
+    v.push_back({hex64(memset_word(1, slot, 1, n, 2048)), "MEMSET weight_shape[" +
+                                                              std::to_string(slot) + "] <- (1, " +
+                                                              std::to_string(n) + ", 2048)"});
   }
   return v;
 }
@@ -62,8 +62,8 @@ class MemsetSync : public E2E {
 TEST_F(MemsetSync, BuiltinAndSharedObjectTracesMatchTheProgram) {
   const auto builtin = vp({"--firmware", "memset_sync", "--trace-instructions", "builtin.jsonl"});
   ASSERT_EQ(builtin.exit_code, 0) << describe(builtin);
-  const auto so = vp({"--firmware", project_firmware("memset_sync"), "--trace-instructions",
-                      "so.jsonl"});
+  const auto so =
+      vp({"--firmware", project_firmware("memset_sync"), "--trace-instructions", "so.jsonl"});
   ASSERT_EQ(so.exit_code, 0) << describe(so);
   EXPECT_TRUE(contains(builtin.out, "memset_sync: instructions retired: 64")) << builtin.out;
   EXPECT_EQ(builtin.out, so.out);

@@ -59,25 +59,45 @@ static uint32_t reg_value(uint32_t offset) {
   return 0;
 }
 
-void capture_set_wait_result(int result) { g_wait_result = result; }
+void capture_set_wait_result(int result) {
+  g_wait_result = result;
+}
 
-size_t capture_issued_count(void) { return g_issued_n; }
-uint64_t capture_issued(size_t index) { return index < g_issued_n ? g_issued[index] : 0; }
-size_t capture_write_count(void) { return g_writes_n; }
+size_t capture_issued_count(void) {
+  return g_issued_n;
+}
+uint64_t capture_issued(size_t index) {
+  return index < g_issued_n ? g_issued[index] : 0;
+}
+size_t capture_write_count(void) {
+  return g_writes_n;
+}
 capture_access capture_write(size_t index) {
   capture_access none = {0xFFFFFFFFu, 0};
   return index < g_writes_n ? g_writes[index] : none;
 }
-size_t capture_read_count(void) { return g_reads_n; }
+size_t capture_read_count(void) {
+  return g_reads_n;
+}
 capture_access capture_read(size_t index) {
   capture_access none = {0xFFFFFFFFu, 0};
   return index < g_reads_n ? g_reads[index] : none;
 }
-unsigned capture_init_calls(void) { return g_init_calls; }
-unsigned capture_deinit_calls(void) { return g_deinit_calls; }
-unsigned capture_wait_calls(void) { return g_wait_calls; }
-uint32_t capture_last_wait_timeout(void) { return g_last_timeout; }
-int capture_overflowed(void) { return g_overflow; }
+unsigned capture_init_calls(void) {
+  return g_init_calls;
+}
+unsigned capture_deinit_calls(void) {
+  return g_deinit_calls;
+}
+unsigned capture_wait_calls(void) {
+  return g_wait_calls;
+}
+uint32_t capture_last_wait_timeout(void) {
+  return g_last_timeout;
+}
+int capture_overflowed(void) {
+  return g_overflow;
+}
 
 /* ---- the HAL ---- */
 
@@ -108,7 +128,9 @@ int uca_hal_init(void) {
   return uca_hal_read32(UCA_REG_STATUS) == 0xFFFFFFFFu ? -1 : 0;
 }
 
-void uca_hal_deinit(void) { ++g_deinit_calls; }
+void uca_hal_deinit(void) {
+  ++g_deinit_calls;
+}
 
 /* Records the word only (not as two MMIO writes), so write logs show the
  * driver's own register accesses. */
@@ -120,7 +142,9 @@ void uca_hal_issue_instr(uint64_t instr) {
   }
 }
 
-uint32_t uca_hal_read_status(void) { return uca_hal_read32(UCA_REG_STATUS); }
+uint32_t uca_hal_read_status(void) {
+  return uca_hal_read32(UCA_REG_STATUS);
+}
 
 int uca_hal_wait_idle(uint32_t timeout_us) {
   ++g_wait_calls;

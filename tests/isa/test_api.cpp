@@ -89,9 +89,16 @@ TEST_F(CaptureTest, MemcpyRouteMappingByMeaning) {
 }
 
 TEST_F(CaptureTest, BadRoutesIssueNothing) {
-  const uint8_t bad[] = {UCA_ROUTE_L2_TO_L1_GEMM, UCA_ROUTE_L2_TO_L1_GEMV,
-                         UCA_ROUTE_GEMV_RES_TO_L2, UCA_ROUTE_GEMM_RES_TO_L2,
-                         UCA_ROUTE_CVO_RES_TO_L2, 0x14 /* L2->CVO */, 0x00, 0x02, 0x20, 0xFF};
+  const uint8_t bad[] = {UCA_ROUTE_L2_TO_L1_GEMM,
+                         UCA_ROUTE_L2_TO_L1_GEMV,
+                         UCA_ROUTE_GEMV_RES_TO_L2,
+                         UCA_ROUTE_GEMM_RES_TO_L2,
+                         UCA_ROUTE_CVO_RES_TO_L2,
+                         0x14 /* L2->CVO */,
+                         0x00,
+                         0x02,
+                         0x20,
+                         0xFF};
   for (uint8_t route : bad) {
     capture_reset();
     capture_set_wait_result(-1);

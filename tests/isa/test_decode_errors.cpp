@@ -253,8 +253,7 @@ TEST(DecodePriority, CacheBeforeRouteBeforeRange) {
   lim.cache_slots = 8;
   lim.kv_append = false;
   EXPECT_EQ(must_fail(mc_word(1, 1, 0x1FFFF, 0, 0, 9, 0), lim).code, PCCX_ERR_INVALID_CACHE);
-  EXPECT_EQ(must_fail(mc_word(1, 1, 0x1FFFF, 0x1FFFF, 0, 7, 0), lim).code,
-            PCCX_ERR_INVALID_ROUTE);
+  EXPECT_EQ(must_fail(mc_word(1, 1, 0x1FFFF, 0x1FFFF, 0, 7, 0), lim).code, PCCX_ERR_INVALID_ROUTE);
   lim.enabled_banks = 0x1;
   const decode_error e = must_fail(ms_word(2, 60, 0, 0, 0), lim);
   EXPECT_EQ(e.code, PCCX_ERR_INVALID_CACHE);

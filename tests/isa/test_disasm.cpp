@@ -52,12 +52,11 @@ TEST(Disassemble, Memset) {
 }
 
 TEST(Disassemble, Cvo) {
-  EXPECT_EQ(disassemble(cvo_word(UCA_CVO_EXP, 0x100, 0x200, 2048,
-                                 UCA_CVO_FLAG_SUB_EMAX | UCA_CVO_FLAG_RECIP_SCALE |
-                                     UCA_CVO_FLAG_ACCM,
-                                 1),
-                        kLim),
-            "CVO EXP src=0x00100 dst=0x00200 len=2048 flags=sub_emax|recip_scale|accm async");
+  EXPECT_EQ(
+      disassemble(cvo_word(UCA_CVO_EXP, 0x100, 0x200, 2048,
+                           UCA_CVO_FLAG_SUB_EMAX | UCA_CVO_FLAG_RECIP_SCALE | UCA_CVO_FLAG_ACCM, 1),
+                  kLim),
+      "CVO EXP src=0x00100 dst=0x00200 len=2048 flags=sub_emax|recip_scale|accm async");
   EXPECT_EQ(disassemble(cvo_word(UCA_CVO_REDUCE_SUM, 0x40, 0x80, 512, 0, 0), kLim),
             "CVO REDUCE_SUM src=0x00040 dst=0x00080 len=512");
   EXPECT_EQ(disassemble(cvo_word(PCCX_CVO_TANH, 1, 2, 3, UCA_CVO_FLAG_ACCM, 0), kLim),

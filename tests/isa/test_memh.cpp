@@ -15,7 +15,9 @@ namespace {
 
 const std::string kData = PCCX_ISA_TEST_DATA_DIR;
 
-std::string data(const std::string& name) { return kData + "/" + name; }
+std::string data(const std::string& name) {
+  return kData + "/" + name;
+}
 
 // The memh_error message for `path`, or "" (and a failure) if none.
 std::string error_of(const std::string& path) {

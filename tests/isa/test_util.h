@@ -50,8 +50,8 @@ inline uint64_t ms_word(uint32_t cache, uint32_t slot, uint32_t a, uint32_t b, u
          PCCX_FIELD_PUT(rsv, PCCX_MS_RSV_LSB, PCCX_MS_RSV_W);
 }
 
-inline uint64_t cvo_word(uint32_t func, uint32_t src, uint32_t dst, uint32_t length,
-                         uint32_t flags, uint32_t async) {
+inline uint64_t cvo_word(uint32_t func, uint32_t src, uint32_t dst, uint32_t length, uint32_t flags,
+                         uint32_t async) {
   return PCCX_FIELD_PUT(UCA_OP_CVO, PCCX_OPCODE_LSB, PCCX_OPCODE_W) |
          PCCX_FIELD_PUT(func, PCCX_CVO_FUNC_LSB, PCCX_CVO_FUNC_W) |
          PCCX_FIELD_PUT(src, PCCX_CVO_SRC_LSB, PCCX_CVO_SRC_W) |

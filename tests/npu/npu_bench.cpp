@@ -8,7 +8,8 @@ namespace pccx::test {
 using sc_core::sc_time;
 using sc_core::SC_ZERO_TIME;
 
-mmio_master::mmio_master(sc_core::sc_module_name name) : sc_core::sc_module(name), socket("socket") {
+mmio_master::mmio_master(sc_core::sc_module_name name)
+    : sc_core::sc_module(name), socket("socket") {
   SC_THREAD(run);
 }
 
@@ -18,8 +19,8 @@ void mmio_master::run() {
   sc_core::sc_stop();
 }
 
-tlm::tlm_response_status mmio_master::access(tlm::tlm_command cmd, uint64_t offset,
-                                             uint32_t& data, unsigned length) {
+tlm::tlm_response_status mmio_master::access(tlm::tlm_command cmd, uint64_t offset, uint32_t& data,
+                                             unsigned length) {
   uint64_t buffer[2] = {data, 0};
   tlm::tlm_generic_payload tx;
   tx.set_command(cmd);
@@ -86,8 +87,8 @@ npu_bench::npu_bench(npu::npu_params p) : params(p) {
 npu_bench::~npu_bench() = default;
 
 fake_unit& npu_bench::add_unit(npu::unit_kind kind, uint32_t latency_cycles) {
-  auto u = std::make_unique<fake_unit>(npu::unit_kind_name(kind), params.core_period,
-                                       latency_cycles);
+  auto u =
+      std::make_unique<fake_unit>(npu::unit_kind_name(kind), params.core_period, latency_cycles);
   dut->bind_unit(kind, *u);
   return *units.emplace(kind, std::move(u)).first->second;
 }

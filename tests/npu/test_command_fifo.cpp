@@ -4,8 +4,8 @@
 
 using namespace pccx;
 using namespace pccx::test;
-using sc_core::sc_time;
 using sc_core::SC_NS;
+using sc_core::sc_time;
 
 TEST(CommandFifo, FullFifoHoldsTheWriterUntilASlotFrees) {
   npu::npu_params p;

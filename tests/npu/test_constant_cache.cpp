@@ -70,10 +70,10 @@ TEST(ConstantCache, ShapesAreResolvedForTheUnitAtIssue) {
   npu_bench b;
   auto& gemv = b.add_unit(npu::unit_kind::gemv, 10);
   b.run([](mmio_master& m) {
-    m.issue(memset_word(0, 3, 1, 1, 2048));     // activations: 2048 elements
-    m.issue(memset_word(1, 4, 1, 512, 2048));   // weights: M=1, N=512, K=2048
+    m.issue(memset_word(0, 3, 1, 1, 2048));    // activations: 2048 elements
+    m.issue(memset_word(1, 4, 1, 512, 2048));  // weights: M=1, N=512, K=2048
     m.issue(gemv_word(0x1000, 0x20, 3, 4));
-    m.issue(memset_word(1, 4, 9, 9, 9));        // later rewrite must not affect the GEMV
+    m.issue(memset_word(1, 4, 9, 9, 9));  // later rewrite must not affect the GEMV
     m.wait_not_busy();
   });
   ASSERT_EQ(gemv.runs.size(), 1u);

@@ -16,8 +16,8 @@ struct error_case {
   const char* name;
   uint64_t word;
   uint32_t code;
-  bool shapes = true;     // write fmap/weight slot 0 first
-  bool units = true;      // bind every unit
+  bool shapes = true;  // write fmap/weight slot 0 first
+  bool units = true;   // bind every unit
   npu::npu_params params = npu::npu_params{};
 };
 
@@ -47,8 +47,8 @@ std::vector<error_case> cases() {
        PCCX_ERR_RESERVED_BITS},
       {"cvo_reserved_flags", cvo_word(0, 0, 8, 8, true, 0x1), PCCX_ERR_RESERVED_BITS},
       {"cvo_unknown_func", cvo_word(0xE, 0, 8, 8, true), PCCX_ERR_UNKNOWN_CVO_FUNC},
-      {"cvo_extension_disabled", cvo_word(PCCX_CVO_TANH, 0, 8, 8, true),
-       PCCX_ERR_UNKNOWN_CVO_FUNC, true, true, without_cvo_extensions()},
+      {"cvo_extension_disabled", cvo_word(PCCX_CVO_TANH, 0, 8, 8, true), PCCX_ERR_UNKNOWN_CVO_FUNC,
+       true, true, without_cvo_extensions()},
       {"cvo_zero_length", cvo_word(0, 0, 8, 0, true), PCCX_ERR_ZERO_LENGTH},
       {"cvo_too_long", cvo_word(0, 0, 0x1000, 2049, true), PCCX_ERR_LENGTH_TOO_LARGE},
       {"cvo_src_beyond_l2", cvo_word(0, 114687, 0, 16, true), PCCX_ERR_L2_RANGE},
@@ -57,12 +57,11 @@ std::vector<error_case> cases() {
       {"gemm_lanes", gemv_word(0, 0x100, 0, 0, 0, 2, true), PCCX_ERR_INVALID_LANES},
       {"memset_disabled_bank", memset_word(2, 0, 1, 1, 1), PCCX_ERR_INVALID_CACHE, true, true,
        without_scale_banks()},
-      {"kv_append_disabled", memcpy_word(true, true, 0, 0, 0, true), PCCX_ERR_INVALID_ROUTE,
-       true, true, without_kv_append()},
+      {"kv_append_disabled", memcpy_word(true, true, 0, 0, 0, true), PCCX_ERR_INVALID_ROUTE, true,
+       true, without_kv_append()},
       {"unwritten_shape_slot", gemv_word(0x800, 0x100, 0, 7), PCCX_ERR_UNWRITTEN_SLOT},
       {"unwritten_size_slot", gemv_word(0x800, 0x100, 9, 0), PCCX_ERR_UNWRITTEN_SLOT},
-      {"memcpy_unwritten_slot", memcpy_word(true, false, 0, 0, 12, true),
-       PCCX_ERR_UNWRITTEN_SLOT},
+      {"memcpy_unwritten_slot", memcpy_word(true, false, 0, 0, 12, true), PCCX_ERR_UNWRITTEN_SLOT},
       {"memcpy_beyond_l2", memcpy_word(true, false, 114684, 0, 0, true), PCCX_ERR_L2_RANGE},
       {"l2_to_l2_overlap", memcpy_word(false, false, 0x104, 0x100, 0, true),
        PCCX_ERR_INVALID_ROUTE},
@@ -75,7 +74,9 @@ std::vector<error_case> cases() {
 }
 
 // Names the case in test output instead of dumping its bytes.
-void PrintTo(const error_case& c, std::ostream* os) { *os << c.name; }
+void PrintTo(const error_case& c, std::ostream* os) {
+  *os << c.name;
+}
 
 class IllegalInstruction : public ::testing::TestWithParam<error_case> {};
 
@@ -147,8 +148,8 @@ TEST(Errors, FirstErrorStaysLatchedUntilCleared) {
   b.run([&](mmio_master& m) {
     m.issue(memset_word(0, 0, 1, 1, 64));
     m.issue(memset_word(1, 0, 1, 64, 64));
-    m.issue(gemv_word(0x800, 0x100, 0, 0));   // faults when it retires, later
-    m.issue(0xF000000000000000ull);           // decode error first
+    m.issue(gemv_word(0x800, 0x100, 0, 0));  // faults when it retires, later
+    m.issue(0xF000000000000000ull);          // decode error first
     m.wait_not_busy();
     sc_core::wait(sc_core::sc_time(10, sc_core::SC_US));  // let the GEMV fault too
     code = m.read32(PCCX_REG_ERR_CODE);

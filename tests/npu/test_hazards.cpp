@@ -76,9 +76,9 @@ TEST(Hazards, ReaderOfAResultWaitsWhileOthersProceed) {
   hazard_bench h;
   h.b.run([](mmio_master& m) {
     shapes(m);
-    m.issue(gemv_word(0x500, 0x300, 0, 0));                   // writes 0x500..0x507
-    m.issue(cvo_word(UCA_CVO_EXP, 0x000, 0x600, 8, true));    // independent
-    m.issue(cvo_word(UCA_CVO_EXP, 0x500, 0x700, 8, true));    // RAW on the GEMV result
+    m.issue(gemv_word(0x500, 0x300, 0, 0));                 // writes 0x500..0x507
+    m.issue(cvo_word(UCA_CVO_EXP, 0x000, 0x600, 8, true));  // independent
+    m.issue(cvo_word(UCA_CVO_EXP, 0x500, 0x700, 8, true));  // RAW on the GEMV result
     m.wait_not_busy();
   });
   ASSERT_EQ(h.sfu.runs.size(), 2u);

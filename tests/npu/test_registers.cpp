@@ -6,8 +6,8 @@
 
 using namespace pccx;
 using namespace pccx::test;
-using sc_core::sc_time;
 using sc_core::SC_NS;
+using sc_core::sc_time;
 
 TEST(Registers, IdentifyTheNpu) {
   npu_bench b;
@@ -99,12 +99,12 @@ TEST(Registers, AccessErrorsNameTheirKind) {
   std::vector<tlm::tlm_response_status> r;
   b.run([&](mmio_master& m) {
     uint32_t v = 0;
-    r.push_back(m.access(tlm::TLM_WRITE_COMMAND, PCCX_REG_ERR_CODE, v));    // read-only
-    r.push_back(m.access(tlm::TLM_READ_COMMAND, UCA_REG_INSTR_LO, v));      // write-only
-    r.push_back(m.access(tlm::TLM_READ_COMMAND, 0x800, v));                 // nothing there
-    r.push_back(m.access(tlm::TLM_READ_COMMAND, UCA_REG_STATUS + 1, v));    // unaligned
+    r.push_back(m.access(tlm::TLM_WRITE_COMMAND, PCCX_REG_ERR_CODE, v));   // read-only
+    r.push_back(m.access(tlm::TLM_READ_COMMAND, UCA_REG_INSTR_LO, v));     // write-only
+    r.push_back(m.access(tlm::TLM_READ_COMMAND, 0x800, v));                // nothing there
+    r.push_back(m.access(tlm::TLM_READ_COMMAND, UCA_REG_STATUS + 1, v));   // unaligned
     r.push_back(m.access(tlm::TLM_READ_COMMAND, UCA_REG_INSTR_LO, v, 8));  // 64-bit access
-    r.push_back(m.access(tlm::TLM_READ_COMMAND, UCA_REG_STATUS, v));        // fine
+    r.push_back(m.access(tlm::TLM_READ_COMMAND, UCA_REG_STATUS, v));       // fine
   });
   EXPECT_EQ(r, (std::vector<tlm::tlm_response_status>{
                    tlm::TLM_COMMAND_ERROR_RESPONSE, tlm::TLM_COMMAND_ERROR_RESPONSE,

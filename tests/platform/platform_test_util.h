@@ -3,10 +3,9 @@
 
 #include <cstdio>
 #include <fstream>
+#include <nlohmann/json.hpp>
 #include <string>
 #include <vector>
-
-#include <nlohmann/json.hpp>
 
 #include "config/platform_config.h"
 #include "npu/core/threaded_unit.h"

@@ -74,9 +74,8 @@ TEST(FirmwareCpu, ReadLatencyIsAConfigurationKey) {
 TEST(FirmwareCpu, WaitIdleSleepsOnTheNpuLineInsteadOfPolling) {
   const std::string trace = temp_path("wait_idle_mmio.jsonl");
   std::unique_ptr<slow_unit> gemv;
-  auto r = vp::run_simulation(slow_gemv_config(trace),
-                              test_firmware(&gemv_then_wait_idle, "wait"), nullptr,
-                              bind_slow_gemv(gemv));
+  auto r = vp::run_simulation(slow_gemv_config(trace), test_firmware(&gemv_then_wait_idle, "wait"),
+                              nullptr, bind_slow_gemv(gemv));
   ASSERT_EQ(r.state, vp::run_control::state::finished) << r.message;
   EXPECT_EQ(r.exit_code, 0);
   // 100 us of GEMV work is waited out with a handful of STATUS reads, not
@@ -91,9 +90,9 @@ TEST(FirmwareCpu, WaitIdleSleepsOnTheNpuLineInsteadOfPolling) {
 
 TEST(FirmwareCpu, WaitIdleTimesOutInSimulatedTime) {
   std::unique_ptr<slow_unit> gemv;
-  auto r = vp::run_simulation(config::platform_config{},
-                              test_firmware(&gemv_then_short_wait, "short"), nullptr,
-                              bind_slow_gemv(gemv));
+  auto r =
+      vp::run_simulation(config::platform_config{}, test_firmware(&gemv_then_short_wait, "short"),
+                         nullptr, bind_slow_gemv(gemv));
   ASSERT_EQ(r.state, vp::run_control::state::finished) << r.message;
   EXPECT_EQ(r.exit_code, 0) << "uca_hal_wait_idle(10) did not time out";
   EXPECT_GE(r.sim_time_ns, 10000.0);
@@ -108,8 +107,8 @@ TEST(FirmwareCpu, SyncReportsALatchedError) {
 }
 
 TEST(FirmwareCpu, InitFindsTheNpu) {
-  auto r =
-      vp::run_simulation(config::platform_config{}, test_firmware(&init_and_read_id, "id"), nullptr);
+  auto r = vp::run_simulation(config::platform_config{}, test_firmware(&init_and_read_id, "id"),
+                              nullptr);
   EXPECT_EQ(r.exit_code, 0);
 }
 

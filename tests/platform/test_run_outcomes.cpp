@@ -22,7 +22,9 @@ int print_mark_and_exit(void) {
   return 0;
 }
 
-int returns_five(void) { return 5; }
+int returns_five(void) {
+  return 5;
+}
 
 int reads_unmapped(void) {
   uca_hal_read32(0x00200000);

@@ -1,9 +1,9 @@
 // Test executables that link SystemC enter through sc_main (libsystemc owns
 // main); this one hands control to GoogleTest. Every test runs in its own
 // process (gtest_discover_tests), because SystemC elaborates once.
-#include <cstdlib>
-
 #include <gtest/gtest.h>
+
+#include <cstdlib>
 #include <systemc>
 
 int sc_main(int argc, char** argv) {

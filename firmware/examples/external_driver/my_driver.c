@@ -14,7 +14,9 @@ int uca_init(void) {
   return uca_hal_init();
 }
 
-void uca_deinit(void) { uca_hal_deinit(); }
+void uca_deinit(void) {
+  uca_hal_deinit();
+}
 
 void uca_memset(uint8_t dest_cache, uint8_t dest_addr, uint16_t a, uint16_t b, uint16_t c) {
   const uint64_t word = PCCX_FIELD_PUT(UCA_OP_MEMSET, PCCX_OPCODE_LSB, PCCX_OPCODE_W) |

@@ -17,9 +17,13 @@ static volatile uint32_t* kv260_reg(uint32_t offset) {
   return (volatile uint32_t*)(uintptr_t)(UCA_MMIO_BASE_ADDR + (uintptr_t)offset);
 }
 
-void uca_hal_write32(uint32_t offset, uint32_t val) { *kv260_reg(offset) = val; }
+void uca_hal_write32(uint32_t offset, uint32_t val) {
+  *kv260_reg(offset) = val;
+}
 
-uint32_t uca_hal_read32(uint32_t offset) { return *kv260_reg(offset); }
+uint32_t uca_hal_read32(uint32_t offset) {
+  return *kv260_reg(offset);
+}
 
 int uca_hal_init(void) {
   /* All ones means nothing answers at the base address (no bitstream). */
@@ -34,7 +38,9 @@ void uca_hal_issue_instr(uint64_t instr) {
   uca_hal_write32(UCA_REG_INSTR_HI, (uint32_t)(instr >> 32));
 }
 
-uint32_t uca_hal_read_status(void) { return uca_hal_read32(UCA_REG_STATUS); }
+uint32_t uca_hal_read_status(void) {
+  return uca_hal_read32(UCA_REG_STATUS);
+}
 
 int uca_hal_wait_idle(uint32_t timeout_us) {
   uint64_t polls = (uint64_t)timeout_us * KV260_POLLS_PER_US;

@@ -7,7 +7,6 @@
 
 #include <cstdint>
 #include <deque>
-
 #include <systemc>
 
 namespace pccx::npu {
@@ -16,8 +15,8 @@ class command_fifo {
  public:
   struct entry {
     uint64_t word = 0;
-    uint64_t seq = 0;               // position in the command stream
-    sc_core::sc_time arrival;       // when the INSTR_HI write landed
+    uint64_t seq = 0;          // position in the command stream
+    sc_core::sc_time arrival;  // when the INSTR_HI write landed
   };
 
   explicit command_fifo(uint32_t depth) : depth_(depth) {}

@@ -83,7 +83,9 @@ void command_processor::status_changed() {
   status_event_.notify(SC_ZERO_TIME);
 }
 
-void command_processor::irq_method() { irq.write(!busy() || error_latched()); }
+void command_processor::irq_method() {
+  irq.write(!busy() || error_latched());
+}
 
 void command_processor::word_pushed() {
   done_ = false;
@@ -172,8 +174,9 @@ void command_processor::issue_thread() {
     unit_busy_[static_cast<size_t>(kind)] = true;
     in_flight_.push_back({d, kind, e.arrival, issued, started});
     decoding_ = false;
-    PCCX_LOG(log_, debug, "#" << d.seq << " -> " << unit_kind_name(kind) << ": "
-                              << isa::disassemble(d.ins.word, params_.limits));
+    PCCX_LOG(log_, debug,
+             "#" << d.seq << " -> " << unit_kind_name(kind) << ": "
+                 << isa::disassemble(d.ins.word, params_.limits));
     units_[static_cast<size_t>(kind)]->start(d, *this);
     status_changed();
 
@@ -230,8 +233,8 @@ uint32_t command_processor::resolve(dispatched_instruction& d, std::string& deta
     if (!slot(1, mm->shape_ptr, "shape_ptr", d.shape)) return PCCX_ERR_UNWRITTEN_SLOT;
     if (!slot(0, mm->size_ptr, "size_ptr", d.size)) return PCCX_ERR_UNWRITTEN_SLOT;
     const uint64_t out_elems = static_cast<uint64_t>(d.shape[0]) * d.shape[1];
-    if (uint32_t c = range(mm->src_addr, words_for_elements(product(d.size)), "activations",
-                           d.reads))
+    if (uint32_t c =
+            range(mm->src_addr, words_for_elements(product(d.size)), "activations", d.reads))
       return c;
     if (uint32_t c = range(mm->dest_reg, words_for_elements(out_elems), "result", d.writes))
       return c;
@@ -301,9 +304,9 @@ void command_processor::retire(uint64_t seq, uint32_t err, const std::string& de
 void command_processor::latch(const command_fifo::entry& e, uint32_t code,
                               const std::string& detail, bool traced) {
   npu_error err{code, e.word, e.seq, detail};
-  PCCX_LOG(log_, warning, "#" << e.seq << " " << hex_word(e.word) << ": "
-                              << isa::error_name(code) << ": " << detail
-                              << (error_ ? " (an earlier error is still latched)" : ""));
+  PCCX_LOG(log_, warning,
+           "#" << e.seq << " " << hex_word(e.word) << ": " << isa::error_name(code) << ": "
+               << detail << (error_ ? " (an earlier error is still latched)" : ""));
   // The first error stays latched until firmware clears it.
   if (!error_) error_ = err;
   if (instr_trace_ && !traced) {
@@ -323,15 +326,16 @@ void command_processor::record(const dispatched_instruction& d, const char* unit
                                const sc_time& queued, const sc_time& issued, const sc_time& started,
                                uint32_t err, const std::string& detail) {
   if (!instr_trace_) return;
-  nlohmann::ordered_json rec = {{"seq", d.seq},
-                        {"word", hex_word(d.ins.word)},
-                        {"disasm", isa::disassemble(d.ins.word, params_.limits)},
-                        {"unit", unit},
-                        {"queued_ns", trace::to_ns(queued)},
-                        {"issue_ns", trace::to_ns(issued)},
-                        {"start_ns", trace::to_ns(started)},
-                        {"retire_ns", trace::to_ns(sc_core::sc_time_stamp())},
-                        {"status", err == PCCX_ERR_NONE ? std::string("ok") : isa::error_name(err)}};
+  nlohmann::ordered_json rec = {
+      {"seq", d.seq},
+      {"word", hex_word(d.ins.word)},
+      {"disasm", isa::disassemble(d.ins.word, params_.limits)},
+      {"unit", unit},
+      {"queued_ns", trace::to_ns(queued)},
+      {"issue_ns", trace::to_ns(issued)},
+      {"start_ns", trace::to_ns(started)},
+      {"retire_ns", trace::to_ns(sc_core::sc_time_stamp())},
+      {"status", err == PCCX_ERR_NONE ? std::string("ok") : isa::error_name(err)}};
   if (!detail.empty()) rec["error"] = detail;
   instr_trace_->write(rec);
 }

@@ -13,7 +13,6 @@
 #include <list>
 #include <optional>
 #include <string>
-
 #include <systemc>
 
 #include "log/logger.h"

@@ -5,7 +5,6 @@
 #include <array>
 #include <cstdint>
 #include <string>
-
 #include <systemc>
 
 #include "npu/isa/instruction.h"

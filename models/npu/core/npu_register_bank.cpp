@@ -63,9 +63,7 @@ uint64_t npu_register_bank::counter(uint32_t index) const {
 
 bool npu_register_bank::read(uint32_t offset, uint32_t& value, bool debug) {
   const npu_error* err = cmd_.error();
-  auto lo_hi = [&](uint64_t v, bool hi) {
-    return static_cast<uint32_t>(hi ? v >> 32 : v);
-  };
+  auto lo_hi = [&](uint64_t v, bool hi) { return static_cast<uint32_t>(hi ? v >> 32 : v); };
   switch (offset) {
     case UCA_REG_STATUS: value = status(); return true;
     case PCCX_REG_ERR_CODE: value = err ? err->code : PCCX_ERR_NONE; return true;

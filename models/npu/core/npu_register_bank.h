@@ -8,12 +8,12 @@
 // caller until a slot frees, as the RTL's awready does.
 #pragma once
 
+#include <tlm_utils/simple_target_socket.h>
+
 #include <cstdint>
 #include <string>
-
 #include <systemc>
 #include <tlm>
-#include <tlm_utils/simple_target_socket.h>
 
 #include "log/logger.h"
 #include "npu/core/command_fifo.h"

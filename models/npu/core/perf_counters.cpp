@@ -19,9 +19,17 @@ perf_counters::perf_counters() {
   name(PCCX_PERF_CMD_EMPTY, "issue_cmd_empty_cycles");
 }
 
-void perf_counters::add(uint32_t index, uint64_t amount) { values_.at(index) += amount; }
-uint64_t perf_counters::value(uint32_t index) const { return values_.at(index); }
-void perf_counters::set(uint32_t index, uint64_t value) { values_.at(index) = value; }
-void perf_counters::name(uint32_t index, const std::string& n) { names_.at(index) = n; }
+void perf_counters::add(uint32_t index, uint64_t amount) {
+  values_.at(index) += amount;
+}
+uint64_t perf_counters::value(uint32_t index) const {
+  return values_.at(index);
+}
+void perf_counters::set(uint32_t index, uint64_t value) {
+  values_.at(index) = value;
+}
+void perf_counters::name(uint32_t index, const std::string& n) {
+  names_.at(index) = n;
+}
 
 }  // namespace pccx::npu

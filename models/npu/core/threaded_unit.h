@@ -5,7 +5,6 @@
 
 #include <optional>
 #include <string>
-
 #include <systemc>
 
 #include "npu/core/execution_unit.h"

@@ -43,9 +43,8 @@ std::string flags_text(uint8_t flags, const flag_name (&names)[N], unsigned widt
   return out;
 }
 
-const flag_name mm_flags[] = {{UCA_FLAG_FINDEMAX, "findemax"},
-                              {UCA_FLAG_ACCM, "accm"},
-                              {UCA_FLAG_W_SCALE, "w_scale"}};
+const flag_name mm_flags[] = {
+    {UCA_FLAG_FINDEMAX, "findemax"}, {UCA_FLAG_ACCM, "accm"}, {UCA_FLAG_W_SCALE, "w_scale"}};
 const flag_name cvo_flags[] = {{UCA_CVO_FLAG_SUB_EMAX, "sub_emax"},
                                {UCA_CVO_FLAG_RECIP_SCALE, "recip_scale"},
                                {UCA_CVO_FLAG_ACCM, "accm"}};

@@ -29,7 +29,9 @@ std::string hex(uint64_t value, int digits = 1) {
   return buf;
 }
 
-std::string addr(uint32_t value) { return hex(value, 5); }
+std::string addr(uint32_t value) {
+  return hex(value, 5);
+}
 
 decode_error fail(uint32_t code, std::string message) {
   return decode_error{code, std::move(message)};
@@ -44,8 +46,7 @@ std::string reserved_msg(const char* op, const char* what, uint32_t value) {
   return std::string(op) + " " + what + " = " + hex(value) + " must be zero";
 }
 
-std::string slot_msg(const char* op, const char* field, uint32_t value,
-                     const decode_limits& lim) {
+std::string slot_msg(const char* op, const char* field, uint32_t value, const decode_limits& lim) {
   return std::string(op) + " " + field + " " + std::to_string(value) + " beyond the " +
          std::to_string(lim.cache_slots) + " constant-cache slots";
 }
@@ -127,7 +128,8 @@ decode_result decode_memset(uint64_t word, const decode_limits& lim) {
   m.c = static_cast<uint16_t>(get(word, PCCX_MS_C_LSB, PCCX_MS_VALUE_W));
   const uint32_t rsv = get(word, PCCX_MS_RSV_LSB, PCCX_MS_RSV_W);
 
-  if (rsv != 0) return fail(PCCX_ERR_RESERVED_BITS, reserved_msg("MEMSET", "reserved bits [3:0]", rsv));
+  if (rsv != 0)
+    return fail(PCCX_ERR_RESERVED_BITS, reserved_msg("MEMSET", "reserved bits [3:0]", rsv));
   if (((lim.enabled_banks >> m.cache) & 1u) == 0)
     return fail(PCCX_ERR_INVALID_CACHE, "MEMSET dest_cache " + std::to_string(m.cache) + " (" +
                                             cache_bank_name(m.cache) + "): bank not enabled");
@@ -158,8 +160,8 @@ decode_result decode_cvo(uint64_t word, const decode_limits& lim) {
   c.async = get(word, PCCX_CVO_ASYNC_LSB, 1) != 0;
 
   if ((c.flags & PCCX_CVO_FLAGS_RSV_MASK) != 0)
-    return fail(PCCX_ERR_RESERVED_BITS,
-                reserved_msg("CVO", "flags reserved bits [1:0]", c.flags & PCCX_CVO_FLAGS_RSV_MASK));
+    return fail(PCCX_ERR_RESERVED_BITS, reserved_msg("CVO", "flags reserved bits [1:0]",
+                                                     c.flags & PCCX_CVO_FLAGS_RSV_MASK));
 
   if (c.func > PCCX_CVO_LAST_DEFINED)
     return fail(PCCX_ERR_UNKNOWN_CVO_FUNC,
@@ -178,8 +180,7 @@ decode_result decode_cvo(uint64_t word, const decode_limits& lim) {
   if (c.src >= lim.l2_words) return fail(PCCX_ERR_L2_RANGE, l2_msg("CVO", "src", c.src, lim));
   if (c.dst >= lim.l2_words) return fail(PCCX_ERR_L2_RANGE, l2_msg("CVO", "dst", c.dst, lim));
   const l2_range in = cvo_source_range(c);
-  if (range_beyond(in, lim))
-    return fail(PCCX_ERR_L2_RANGE, range_msg("source", in, c.length, lim));
+  if (range_beyond(in, lim)) return fail(PCCX_ERR_L2_RANGE, range_msg("source", in, c.length, lim));
   const l2_range out = cvo_dest_range(c);
   if (range_beyond(out, lim))
     return fail(PCCX_ERR_L2_RANGE, range_msg("destination", out, c.length, lim));
@@ -213,18 +214,12 @@ l2_range cvo_dest_range(const cvo_instr& cvo) {
 decode_result decode(uint64_t word, const decode_limits& limits) {
   const uint32_t op = get(word, PCCX_OPCODE_LSB, PCCX_OPCODE_W);
   switch (op) {
-    case UCA_OP_GEMV:
-      return decode_matmul(word, opcode::gemv, limits);
-    case UCA_OP_GEMM:
-      return decode_matmul(word, opcode::gemm, limits);
-    case UCA_OP_MEMCPY:
-      return decode_memcpy(word, limits);
-    case UCA_OP_MEMSET:
-      return decode_memset(word, limits);
-    case UCA_OP_CVO:
-      return decode_cvo(word, limits);
-    default:
-      return fail(PCCX_ERR_UNKNOWN_OPCODE, "opcode " + hex(op) + ": reserved opcode");
+    case UCA_OP_GEMV: return decode_matmul(word, opcode::gemv, limits);
+    case UCA_OP_GEMM: return decode_matmul(word, opcode::gemm, limits);
+    case UCA_OP_MEMCPY: return decode_memcpy(word, limits);
+    case UCA_OP_MEMSET: return decode_memset(word, limits);
+    case UCA_OP_CVO: return decode_cvo(word, limits);
+    default: return fail(PCCX_ERR_UNKNOWN_OPCODE, "opcode " + hex(op) + ": reserved opcode");
   }
 }
 
@@ -278,16 +273,11 @@ uint64_t encode(const instruction& ins) {
 
 std::string opcode_name(opcode op) {
   switch (op) {
-    case opcode::gemv:
-      return "GEMV";
-    case opcode::gemm:
-      return "GEMM";
-    case opcode::memcpy:
-      return "MEMCPY";
-    case opcode::memset:
-      return "MEMSET";
-    case opcode::cvo:
-      return "CVO";
+    case opcode::gemv: return "GEMV";
+    case opcode::gemm: return "GEMM";
+    case opcode::memcpy: return "MEMCPY";
+    case opcode::memset: return "MEMSET";
+    case opcode::cvo: return "CVO";
   }
   return "OP_" + hex(static_cast<uint8_t>(op));
 }
@@ -305,34 +295,20 @@ std::string cvo_func_name(uint8_t func) {
 
 std::string error_name(uint32_t code) {
   switch (code) {
-    case PCCX_ERR_NONE:
-      return "ERR_NONE";
-    case PCCX_ERR_UNKNOWN_OPCODE:
-      return "ERR_UNKNOWN_OPCODE";
-    case PCCX_ERR_RESERVED_BITS:
-      return "ERR_RESERVED_BITS";
-    case PCCX_ERR_UNKNOWN_CVO_FUNC:
-      return "ERR_UNKNOWN_CVO_FUNC";
-    case PCCX_ERR_L2_RANGE:
-      return "ERR_L2_RANGE";
-    case PCCX_ERR_ZERO_LENGTH:
-      return "ERR_ZERO_LENGTH";
-    case PCCX_ERR_LENGTH_TOO_LARGE:
-      return "ERR_LENGTH_TOO_LARGE";
-    case PCCX_ERR_UNWRITTEN_SLOT:
-      return "ERR_UNWRITTEN_SLOT";
-    case PCCX_ERR_INVALID_ROUTE:
-      return "ERR_INVALID_ROUTE";
-    case PCCX_ERR_INVALID_CACHE:
-      return "ERR_INVALID_CACHE";
-    case PCCX_ERR_INVALID_LANES:
-      return "ERR_INVALID_LANES";
-    case PCCX_ERR_UNIT_UNAVAILABLE:
-      return "ERR_UNIT_UNAVAILABLE";
-    case PCCX_ERR_UNIT_FAULT:
-      return "ERR_UNIT_FAULT";
-    case PCCX_ERR_DMA_ADDRESS:
-      return "ERR_DMA_ADDRESS";
+    case PCCX_ERR_NONE: return "ERR_NONE";
+    case PCCX_ERR_UNKNOWN_OPCODE: return "ERR_UNKNOWN_OPCODE";
+    case PCCX_ERR_RESERVED_BITS: return "ERR_RESERVED_BITS";
+    case PCCX_ERR_UNKNOWN_CVO_FUNC: return "ERR_UNKNOWN_CVO_FUNC";
+    case PCCX_ERR_L2_RANGE: return "ERR_L2_RANGE";
+    case PCCX_ERR_ZERO_LENGTH: return "ERR_ZERO_LENGTH";
+    case PCCX_ERR_LENGTH_TOO_LARGE: return "ERR_LENGTH_TOO_LARGE";
+    case PCCX_ERR_UNWRITTEN_SLOT: return "ERR_UNWRITTEN_SLOT";
+    case PCCX_ERR_INVALID_ROUTE: return "ERR_INVALID_ROUTE";
+    case PCCX_ERR_INVALID_CACHE: return "ERR_INVALID_CACHE";
+    case PCCX_ERR_INVALID_LANES: return "ERR_INVALID_LANES";
+    case PCCX_ERR_UNIT_UNAVAILABLE: return "ERR_UNIT_UNAVAILABLE";
+    case PCCX_ERR_UNIT_FAULT: return "ERR_UNIT_FAULT";
+    case PCCX_ERR_DMA_ADDRESS: return "ERR_DMA_ADDRESS";
     default: {
       char buf[24];
       std::snprintf(buf, sizeof buf, "ERR_0x%02X", static_cast<unsigned>(code));
@@ -343,30 +319,21 @@ std::string error_name(uint32_t code) {
 
 std::string memcpy_route_name(memcpy_route route) {
   switch (route) {
-    case memcpy_route::l2_to_l2:
-      return "L2->L2";
-    case memcpy_route::l2_to_host:
-      return "L2->host";
-    case memcpy_route::host_to_l2:
-      return "host->L2";
-    case memcpy_route::kv_append:
-      return "kv-append";
+    case memcpy_route::l2_to_l2: return "L2->L2";
+    case memcpy_route::l2_to_host: return "L2->host";
+    case memcpy_route::host_to_l2: return "host->L2";
+    case memcpy_route::kv_append: return "kv-append";
   }
   return "route_" + std::to_string(static_cast<unsigned>(route));
 }
 
 std::string cache_bank_name(uint8_t bank) {
   switch (bank) {
-    case 0:
-      return "fmap_shape";
-    case 1:
-      return "weight_shape";
-    case 2:
-      return "head_scale";
-    case 3:
-      return "channel_scale";
-    default:
-      return "cache_" + std::to_string(static_cast<unsigned>(bank));
+    case 0: return "fmap_shape";
+    case 1: return "weight_shape";
+    case 2: return "head_scale";
+    case 3: return "channel_scale";
+    default: return "cache_" + std::to_string(static_cast<unsigned>(bank));
   }
 }
 

@@ -53,9 +53,9 @@ struct memset_instr {
 };
 
 struct cvo_instr {
-  uint8_t func = 0;  // UCA_CVO_* or PCCX_CVO_*
-  uint32_t src = 0;  // L2 word address
-  uint32_t dst = 0;  // L2 word address
+  uint8_t func = 0;     // UCA_CVO_* or PCCX_CVO_*
+  uint32_t src = 0;     // L2 word address
+  uint32_t dst = 0;     // L2 word address
   uint16_t length = 0;  // elements (BF16)
   uint8_t flags = 0;    // UCA_CVO_FLAG_*
   bool async = false;
@@ -69,13 +69,13 @@ struct instruction {
 
 // Limits the static decoder checks against; filled from the configuration.
 struct decode_limits {
-  uint32_t l2_words = 114688;     // valid word addresses are 0..l2_words-1
-  uint32_t gemv_cores = 4;        // parallel_lane may be 0..gemv_cores
-  uint32_t cvo_max_length = 2048; // elements per CVO instruction
-  bool cvo_extensions = true;     // accept PCCX_CVO_* codes 0x8..0xB
-  uint32_t cache_slots = 64;      // constant-cache slots per bank
-  uint8_t enabled_banks = 0x0F;   // bit n set: MEMSET dest_cache n exists
-  bool kv_append = true;          // MEMCPY from=1 to=1 exists
+  uint32_t l2_words = 114688;      // valid word addresses are 0..l2_words-1
+  uint32_t gemv_cores = 4;         // parallel_lane may be 0..gemv_cores
+  uint32_t cvo_max_length = 2048;  // elements per CVO instruction
+  bool cvo_extensions = true;      // accept PCCX_CVO_* codes 0x8..0xB
+  uint32_t cache_slots = 64;       // constant-cache slots per bank
+  uint8_t enabled_banks = 0x0F;    // bit n set: MEMSET dest_cache n exists
+  bool kv_append = true;           // MEMCPY from=1 to=1 exists
 };
 
 struct decode_error {

@@ -15,7 +15,9 @@ namespace {
 
 constexpr size_t kDigits = 16;
 
-bool is_space(char c) { return c == ' ' || c == '\t' || c == '\r' || c == '\v' || c == '\f'; }
+bool is_space(char c) {
+  return c == ' ' || c == '\t' || c == '\r' || c == '\v' || c == '\f';
+}
 
 int hex_value(char c) {
   if (c >= '0' && c <= '9') return c - '0';
@@ -57,8 +59,7 @@ std::vector<uint64_t> parse_memh(std::istream& in, const std::string& name) {
     const std::string text = trim(strip_comment(raw));
     if (text.empty()) continue;
     if (text[0] == '@')
-      fail_line(name, line, "address records are not supported (one word per line from 0)",
-                text);
+      fail_line(name, line, "address records are not supported (one word per line from 0)", text);
     for (char c : text) {
       if (is_space(c)) fail_line(name, line, "expected one word per line", text);
     }
@@ -69,8 +70,7 @@ std::vector<uint64_t> parse_memh(std::istream& in, const std::string& name) {
       }
     }
     if (text.size() != kDigits)
-      fail_line(name, line,
-                "expected 16 hex digits, got " + std::to_string(text.size()), text);
+      fail_line(name, line, "expected 16 hex digits, got " + std::to_string(text.size()), text);
     uint64_t w = 0;
     for (char c : text) w = (w << 4) | static_cast<uint64_t>(hex_value(c));
     words.push_back(w);
@@ -87,8 +87,8 @@ std::vector<uint64_t> read_memh(const std::string& path) {
   std::ifstream in(path, std::ios::in | std::ios::binary);
   if (!in) {
     const int e = errno;
-    throw memh_error(path + ": cannot open file" + (e != 0 ? std::string(": ") + std::strerror(e)
-                                                           : std::string()));
+    throw memh_error(path + ": cannot open file" +
+                     (e != 0 ? std::string(": ") + std::strerror(e) : std::string()));
   }
   return parse_memh(in, path);
 }

@@ -1,10 +1,9 @@
 #include "log/logger.h"
 
-#include <systemc>
-
 #include <cstdio>
 #include <iomanip>
 #include <iostream>
+#include <systemc>
 
 namespace pccx::log {
 
@@ -19,7 +18,9 @@ std::optional<level> parse_level(const std::string& name) {
   return std::nullopt;
 }
 
-const char* level_name(level l) { return kNames[static_cast<int>(l)]; }
+const char* level_name(level l) {
+  return kNames[static_cast<int>(l)];
+}
 
 log_config& log_config::instance() {
   static log_config cfg;
@@ -40,8 +41,12 @@ void log_config::reset() {
   modules_.clear();
   out_ = nullptr;
 }
-void log_config::set_stream(std::ostream* out) { out_ = out; }
-std::ostream& log_config::stream() const { return out_ ? *out_ : std::cerr; }
+void log_config::set_stream(std::ostream* out) {
+  out_ = out;
+}
+std::ostream& log_config::stream() const {
+  return out_ ? *out_ : std::cerr;
+}
 
 level log_config::level_for(const std::string& module) const {
   // Longest matching prefix on a '.' boundary wins.

@@ -4,8 +4,8 @@
 // module and everything below it ("npu" covers "npu.cmd").
 #pragma once
 
-#include <map>
 #include <cstdint>
+#include <map>
 #include <optional>
 #include <ostream>
 #include <sstream>

@@ -27,6 +27,8 @@ void trace_hub::marker(const std::string& text, const sc_core::sc_time& when) {
   for (auto& [name, ch] : channels_) ch->write({{"t_ns", to_ns(when)}, {"marker", text}});
 }
 
-void trace_hub::close_all() { channels_.clear(); }
+void trace_hub::close_all() {
+  channels_.clear();
+}
 
 }  // namespace pccx::trace

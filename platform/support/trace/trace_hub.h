@@ -6,7 +6,6 @@
 #include <map>
 #include <memory>
 #include <string>
-
 #include <systemc>
 
 #include "trace/jsonl_trace.h"

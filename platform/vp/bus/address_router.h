@@ -4,15 +4,15 @@
 // sim-control device). An unmapped address answers with an address error.
 #pragma once
 
+#include <tlm_utils/multi_passthrough_initiator_socket.h>
+#include <tlm_utils/simple_target_socket.h>
+
 #include <cstdint>
 #include <functional>
 #include <string>
-#include <vector>
-
 #include <systemc>
 #include <tlm>
-#include <tlm_utils/multi_passthrough_initiator_socket.h>
-#include <tlm_utils/simple_target_socket.h>
+#include <vector>
 
 namespace pccx::vp {
 

@@ -35,9 +35,13 @@ void firmware_cpu::load(firmware_entry entry, const std::string& firmware_name) 
   firmware_name_ = firmware_name;
 }
 
-firmware_cpu* firmware_cpu::current() { return g_current; }
+firmware_cpu* firmware_cpu::current() {
+  return g_current;
+}
 
-sc_core::sc_time firmware_cpu::local_time() const { return qk_.get_current_time(); }
+sc_core::sc_time firmware_cpu::local_time() const {
+  return qk_.get_current_time();
+}
 
 void firmware_cpu::run() {
   if (!entry_) fault("no firmware loaded");

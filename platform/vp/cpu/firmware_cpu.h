@@ -10,13 +10,13 @@
 // instructions take none.
 #pragma once
 
-#include <cstdint>
-#include <string>
-
-#include <systemc>
-#include <tlm>
 #include <tlm_utils/simple_initiator_socket.h>
 #include <tlm_utils/tlm_quantumkeeper.h>
+
+#include <cstdint>
+#include <string>
+#include <systemc>
+#include <tlm>
 
 #include "log/logger.h"
 #include "trace/trace_hub.h"

@@ -22,13 +22,19 @@ pccx::vp::firmware_cpu& cpu(const char* function) {
 
 extern "C" {
 
-int uca_hal_init(void) { return uca_hal_read_status() == 0xFFFFFFFFu ? -1 : 0; }
+int uca_hal_init(void) {
+  return uca_hal_read_status() == 0xFFFFFFFFu ? -1 : 0;
+}
 
 void uca_hal_deinit(void) {}
 
-void uca_hal_write32(uint32_t offset, uint32_t val) { cpu(__func__).write32(offset, val); }
+void uca_hal_write32(uint32_t offset, uint32_t val) {
+  cpu(__func__).write32(offset, val);
+}
 
-uint32_t uca_hal_read32(uint32_t offset) { return cpu(__func__).read32(offset); }
+uint32_t uca_hal_read32(uint32_t offset) {
+  return cpu(__func__).read32(offset);
+}
 
 void uca_hal_issue_instr(uint64_t instr) {
   auto& c = cpu(__func__);
@@ -36,8 +42,12 @@ void uca_hal_issue_instr(uint64_t instr) {
   c.write32(UCA_REG_INSTR_HI, static_cast<uint32_t>(instr >> 32));
 }
 
-uint32_t uca_hal_read_status(void) { return cpu(__func__).read32(UCA_REG_STATUS); }
+uint32_t uca_hal_read_status(void) {
+  return cpu(__func__).read32(UCA_REG_STATUS);
+}
 
-int uca_hal_wait_idle(uint32_t timeout_us) { return cpu(__func__).wait_idle(timeout_us); }
+int uca_hal_wait_idle(uint32_t timeout_us) {
+  return cpu(__func__).wait_idle(timeout_us);
+}
 
 }  // extern "C"

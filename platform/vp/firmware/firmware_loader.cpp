@@ -71,8 +71,8 @@ firmware_image load_firmware(const std::string& name_or_path) {
   void* handle = dlopen(path.c_str(), RTLD_NOW | RTLD_LOCAL);
   if (!handle) {
     const char* why = dlerror();
-    throw firmware_error("--firmware " + name_or_path + ": cannot load: " +
-                         (why ? why : "unknown dlopen error"));
+    throw firmware_error("--firmware " + name_or_path +
+                         ": cannot load: " + (why ? why : "unknown dlopen error"));
   }
   img.handle = std::shared_ptr<void>(handle, [](void* h) { dlclose(h); });
   img.origin = "shared object";

@@ -84,8 +84,8 @@ void sim_control::b_transport(tlm::tlm_generic_payload& tx, sc_core::sc_time& de
       // Let simulated time reach the write before ending the run.
       wait(delay);
       delay = sc_core::SC_ZERO_TIME;
-      control_.finish(static_cast<int>(value),
-                      "firmware wrote " + std::to_string(value) + " to the sim-control EXIT register");
+      control_.finish(static_cast<int>(value), "firmware wrote " + std::to_string(value) +
+                                                   " to the sim-control EXIT register");
       // The writer is the firmware thread: park it so code after the exit
       // (often a spin loop on bare metal) never runs.
       for (;;) sc_core::wait(parked_);
@@ -93,6 +93,8 @@ void sim_control::b_transport(tlm::tlm_generic_payload& tx, sc_core::sc_time& de
   }
 }
 
-unsigned int sim_control::transport_dbg(tlm::tlm_generic_payload&) { return 0; }
+unsigned int sim_control::transport_dbg(tlm::tlm_generic_payload&) {
+  return 0;
+}
 
 }  // namespace pccx::vp

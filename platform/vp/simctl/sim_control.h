@@ -3,14 +3,14 @@
 // Accesses cost no simulated time and have no effect on the NPU.
 #pragma once
 
+#include <tlm_utils/simple_target_socket.h>
+
 #include <cstdint>
 #include <ostream>
 #include <string>
-#include <vector>
-
 #include <systemc>
 #include <tlm>
-#include <tlm_utils/simple_target_socket.h>
+#include <vector>
 
 #include "log/logger.h"
 #include "trace/trace_hub.h"
@@ -40,7 +40,7 @@ class sim_control : public sc_core::sc_module {
   std::string line_, marker_;
   std::vector<std::string> printed_, markers_;
   uint32_t time_hi_ = 0;
-  sc_core::sc_event parked_;  // never notified
+  sc_core::sc_event parked_;                // never notified
   static constexpr size_t kMaxText = 4096;  // a runaway print loop must not eat memory
 };
 

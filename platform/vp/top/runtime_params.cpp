@@ -4,8 +4,8 @@
 
 namespace pccx::vp {
 
-using sc_core::sc_time;
 using sc_core::SC_NS;
+using sc_core::sc_time;
 
 runtime_params to_runtime(const config::platform_config& cfg) {
   runtime_params rt;

@@ -87,9 +87,10 @@ run_result run_simulation(const config::platform_config& cfg, const firmware_ima
     if (pc.name_of(i).rfind("perf_", 0) != 0) r.counters.emplace_back(pc.name_of(i), v);
   }
   if (top.npu.cmd().busy())
-    PCCX_LOG(log, warning, "the run ended with the NPU still busy ("
-                               << top.npu.fifo().level() << " words in CMD_IN, "
-                               << top.npu.cmd().in_flight() << " in flight)");
+    PCCX_LOG(log, warning,
+             "the run ended with the NPU still busy ("
+                 << top.npu.fifo().level() << " words in CMD_IN, " << top.npu.cmd().in_flight()
+                 << " in flight)");
   r.printed = top.simctl.printed();
   r.markers = top.simctl.markers();
   traces.close_all();

@@ -5,13 +5,12 @@
 
 #include <cstdint>
 #include <functional>
-#include <stdexcept>
+#include <nlohmann/json.hpp>
 #include <ostream>
+#include <stdexcept>
 #include <string>
 #include <utility>
 #include <vector>
-
-#include <nlohmann/json.hpp>
 
 #include "config/platform_config.h"
 #include "vp/firmware/firmware_loader.h"

@@ -25,7 +25,8 @@ static void simctl_write(uint32_t reg, uint32_t value) {
 }
 
 static void custom_marker(const char* text) {
-  for (; *text != '\0'; ++text) simctl_write(PCCX_SIMCTL_MARKER_PUTC, (uint32_t)(unsigned char)*text);
+  for (; *text != '\0'; ++text)
+    simctl_write(PCCX_SIMCTL_MARKER_PUTC, (uint32_t)(unsigned char)*text);
   simctl_write(PCCX_SIMCTL_MARKER_EMIT, 1u);
 }
 
@@ -36,7 +37,9 @@ static void custom_print(const char* text) {
 
 /* ---- the driver ---------------------------------------------------------- */
 
-int uca_init(void) { return uca_hal_read_status() == 0xFFFFFFFFu ? -1 : 0; }
+int uca_init(void) {
+  return uca_hal_read_status() == 0xFFFFFFFFu ? -1 : 0;
+}
 
 void uca_memset(uint8_t dest_cache, uint8_t dest_addr, uint16_t a, uint16_t b, uint16_t c) {
   custom_marker("custom driver uca_memset");
@@ -48,7 +51,9 @@ void uca_memset(uint8_t dest_cache, uint8_t dest_addr, uint16_t a, uint16_t b, u
                       PCCX_FIELD_PUT(c, PCCX_MS_C_LSB, PCCX_MS_VALUE_W));
 }
 
-int uca_sync(uint32_t timeout_us) { return uca_hal_wait_idle(timeout_us); }
+int uca_sync(uint32_t timeout_us) {
+  return uca_hal_wait_idle(timeout_us);
+}
 
 /* ---- the program --------------------------------------------------------- */
 

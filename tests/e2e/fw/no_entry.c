@@ -2,4 +2,6 @@
  * misspelt), which pccx-vp must refuse as bad input. */
 int pccx_firmware_entry(void);
 
-int pccx_firmware_entry(void) { return 0; }
+int pccx_firmware_entry(void) {
+  return 0;
+}
