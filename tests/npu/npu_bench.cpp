@@ -53,6 +53,21 @@ void mmio_master::issue(uint64_t word) {
   write32(UCA_REG_INSTR_HI, static_cast<uint32_t>(word >> 32));
 }
 
+void mmio_master::issue_ahead(uint64_t word, sc_time offset) {
+  write32(UCA_REG_INSTR_LO, static_cast<uint32_t>(word));
+  uint32_t hi = static_cast<uint32_t>(word >> 32);
+  tlm::tlm_generic_payload tx;
+  tx.set_command(tlm::TLM_WRITE_COMMAND);
+  tx.set_address(UCA_REG_INSTR_HI);
+  tx.set_data_ptr(reinterpret_cast<unsigned char*>(&hi));
+  tx.set_data_length(4);
+  tx.set_streaming_width(4);
+  tx.set_response_status(tlm::TLM_INCOMPLETE_RESPONSE);
+  socket->b_transport(tx, offset);  // the offset stays unwaited: the caller runs ahead
+  if (tx.get_response_status() != tlm::TLM_OK_RESPONSE)
+    throw std::runtime_error("INSTR_HI write failed");
+}
+
 uint64_t mmio_master::read64(uint32_t lo_offset) {
   const uint64_t lo = read32(lo_offset);
   return lo | (static_cast<uint64_t>(read32(lo_offset + 4)) << 32);

@@ -36,6 +36,8 @@ class mmio_master : public sc_core::sc_module {
   void write32(uint32_t offset, uint32_t value);
   uint32_t read32(uint32_t offset);
   void issue(uint64_t word);
+  // Issues with the HI write carrying a local-time offset, as a decoupled CPU does.
+  void issue_ahead(uint64_t word, sc_core::sc_time offset);
   uint64_t read64(uint32_t lo_offset);
   // Polls STATUS until BUSY clears or ERROR is set.
   uint32_t wait_not_busy();

@@ -72,18 +72,7 @@ TEST(CommandFifo, WordWrittenAheadInTimeIsNotDecodedEarly) {
   npu_bench b;
   b.run([&](mmio_master& m) {
     // Push with a 500 ns local-time offset, as a decoupled CPU would.
-    const uint64_t w = memset_word(0, 1, 7, 7, 7);
-    uint32_t lo = static_cast<uint32_t>(w), hi = static_cast<uint32_t>(w >> 32);
-    m.access(tlm::TLM_WRITE_COMMAND, UCA_REG_INSTR_LO, lo);
-    tlm::tlm_generic_payload tx;
-    tx.set_command(tlm::TLM_WRITE_COMMAND);
-    tx.set_address(UCA_REG_INSTR_HI);
-    tx.set_data_ptr(reinterpret_cast<unsigned char*>(&hi));
-    tx.set_data_length(4);
-    tx.set_streaming_width(4);
-    sc_time delay(500, SC_NS);
-    m.socket->b_transport(tx, delay);
-    ASSERT_EQ(tx.get_response_status(), tlm::TLM_OK_RESPONSE);
+    m.issue_ahead(memset_word(0, 1, 7, 7, 7), sc_time(500, SC_NS));
     sc_core::wait(sc_time(400, SC_NS));
     EXPECT_FALSE(b.dut->cache().read(0, 1)) << "executed before it was written";
     sc_core::wait(sc_time(200, SC_NS));

@@ -145,3 +145,13 @@ TEST(Registers, DoneIsSetWhenTheLastUnitRetires) {
   EXPECT_EQ(busy & (UCA_STAT_BUSY | UCA_STAT_DONE), UCA_STAT_BUSY);
   EXPECT_EQ(drained & (UCA_STAT_BUSY | UCA_STAT_DONE), UCA_STAT_DONE);
 }
+
+TEST(Registers, EmptyCmdInTimeIncludesWordsWrittenAheadOfTime) {
+  npu_bench b;
+  b.run([&](mmio_master& m) {
+    // A decoupled writer 1 us ahead: the NPU waits 1 us with nothing to do.
+    m.issue_ahead(memset_word(0, 1, 7, 7, 7), sc_time(1000, SC_NS));
+    sc_core::wait(sc_time(2000, SC_NS));
+  });
+  EXPECT_EQ(b.dut->counters().value(PCCX_PERF_CMD_EMPTY), 400u);  // 1 us at 2.5 ns
+}

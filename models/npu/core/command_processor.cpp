@@ -113,7 +113,10 @@ bool command_processor::next_word(command_fifo::entry& out) {
     // The CPU may have written the word ahead of simulated time.
     const sc_time now = sc_core::sc_time_stamp();
     if (fifo_.front().arrival > now) {
-      wait(fifo_.front().arrival - now);
+      // Not there yet as far as the NPU is concerned: still an empty CMD_IN.
+      const sc_time early = fifo_.front().arrival - now;
+      wait(early);
+      counters_.add(PCCX_PERF_CMD_EMPTY, cycles(early));
       continue;
     }
     out = fifo_.pop();
