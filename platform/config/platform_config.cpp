@@ -45,6 +45,26 @@ void memory_map_config::validate(validator& check) const {
   // DMA's view of memory, and the default 4 GiB at 0x0 spans 0xA0000000.
 }
 
+void ddr_config::validate(validator& check) const {
+  if (bus_bits % 8 != 0) check.fail("bus_bits", "must be a whole number of bytes");
+  if ((bus_bits / 8) * burst_length > page_bytes)
+    check.fail({"page_bytes", "bus_bits", "burst_length"}, "a page must hold at least one burst");
+  for (std::size_t i = 0; i < port_weights.size(); ++i)
+    if (!(port_weights[i] > 0.0))
+      check.fail("port_weights/" + std::to_string(i), "port weights must be positive");
+}
+
+void dma_config::validate(validator& check) const {
+  if (block_bytes % alignment_bytes != 0)
+    check.fail({"block_bytes", "alignment_bytes"},
+               "block_bytes must be a multiple of alignment_bytes (" +
+                   std::to_string(alignment_bytes) + ")");
+  if (weight_fifo_bytes % alignment_bytes != 0 || acp_fifo_bytes % alignment_bytes != 0)
+    check.fail({"weight_fifo_bytes", "acp_fifo_bytes", "alignment_bytes"},
+               "FIFO sizes must be multiples of alignment_bytes (" +
+                   std::to_string(alignment_bytes) + ")");
+}
+
 void constant_cache_config::validate(validator& check) const {
   for (std::size_t i = 0; i < banks.size(); ++i) {
     const std::string field = "banks/" + std::to_string(i) + "/name";

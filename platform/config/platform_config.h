@@ -18,6 +18,7 @@
 #include <vector>
 
 #include "config/config_schema.h"
+#include "config/memory_config.h"
 
 namespace pccx::config {
 
@@ -39,6 +40,7 @@ struct simulation_config {
   std::uint64_t quantum_ns = 1000;
   std::uint64_t max_time_ms = 60000;
   bool strict = false;
+  std::string mode = "functional";
 
   template <class V>
   void visit(V& v) {
@@ -47,6 +49,9 @@ struct simulation_config {
     v.field("max_time_ms", max_time_ms, "Simulated-time limit; reaching it is a failure",
             range(1, 86400000));
     v.field("strict", strict, "End the run at the first NPU error instead of latching it");
+    v.field("mode", mode,
+            "functional: real bytes in DDR, L2 and FIFOs; timing: timing only, no data is stored",
+            one_of({"functional", "timing"}));
   }
 };
 
@@ -138,7 +143,7 @@ struct sfu_config {
 };
 
 struct memcpy_config {
-  bool kv_append = true;
+  bool kv_append = false;  // the KV append datapath is not part of this platform yet
 
   template <class V>
   void visit(V& v) {
@@ -210,6 +215,9 @@ struct platform_config {
   memory_map_config memory_map;
   cpu_config cpu;
   npu_config npu;
+  ddr_config ddr;
+  dma_config dma;
+  stats_config stats;
   trace_config trace;
   logging_config log;
   output_config output;
@@ -221,6 +229,9 @@ struct platform_config {
     v.field("memory_map", memory_map, "Address map");
     v.field("cpu", cpu, "Firmware CPU (A53) timing");
     v.field("npu", npu, "NPU model");
+    v.field("ddr", ddr, "DDR4 controller and its ports");
+    v.field("dma", dma, "DMA (DataMover) channels");
+    v.field("stats", stats, "Bandwidth statistics");
     v.field("trace", trace, "Trace outputs");
     v.field("log", log, "Logging");
     v.field("output", output, "Run outputs");
