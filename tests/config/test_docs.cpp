@@ -59,7 +59,10 @@ TEST(ConfigDocs, EveryValueInTheTreeIsDescribed) {
   const nlohmann::json flat = to_json(platform_config{}).flatten();
   for (const auto& item : flat.items()) {
     std::string ptr = std::regex_replace(item.key(), index, "/*$1");
-    EXPECT_TRUE(rows.count(ptr)) << ptr << " is not described";
+    // An array of scalars is described by its own row.
+    const bool scalar_item = ptr.size() > 2 && ptr.compare(ptr.size() - 2, 2, "/*") == 0 &&
+                             rows.count(ptr.substr(0, ptr.size() - 2));
+    EXPECT_TRUE(rows.count(ptr) || scalar_item) << ptr << " is not described";
   }
 }
 
