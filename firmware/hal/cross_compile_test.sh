@@ -35,8 +35,9 @@ compile() { # src obj
   "$CC" $CFLAGS -I"$FW/include" -c "$1" -o "$2"
 }
 
-DRIVER_SRCS="uca/uCA_v1_api.c uca/pccx_uca_ext.c sim/pccx_simctl.c
-hal/kv260/uca_hal_kv260.c hal/kv260/kv260_start.c"
+# Every driver source and every KV260 back-end source, so a new file cannot
+# slip past the freestanding build.
+DRIVER_SRCS=$(cd "$FW" && ls uca/*.c sim/*.c dma/*.c hal/kv260/*.c 2>/dev/null || true)
 DRIVER_OBJS=""
 for src in $DRIVER_SRCS; do
   obj="$OUT/driver/$(basename "$src" .c).o"

@@ -1,7 +1,7 @@
 // Configuration of the memory system: the DDR4 controller and its ports,
 // the DMA channels, and bandwidth statistics. Defaults describe the KV260
 // (DDR4-2400 x64, HP ports 128 bit at the AXI clock); where each default
-// comes from is in docs/memory.md.
+// comes from is in docs/memory-ddr.md and docs/memory-dma-l2.md.
 #pragma once
 
 #include <cstdint>

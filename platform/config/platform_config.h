@@ -94,11 +94,14 @@ struct cpu_config {
 struct l2_config {
   std::uint32_t words = 114688;
   std::uint32_t ports = 2;
+  std::uint32_t read_latency_cycles = 3;
 
   template <class V>
   void visit(V& v) {
     v.field("words", words, "L2 capacity in 128-bit words", range(1, 131072));
     v.field("ports", ports, "L2 access ports", range(1, 2));
+    v.field("read_latency_cycles", read_latency_cycles, "URAM read latency, core cycles",
+            range(0, 100));
   }
 };
 
@@ -144,10 +147,14 @@ struct sfu_config {
 
 struct memcpy_config {
   bool kv_append = false;  // the KV append datapath is not part of this platform yet
+  std::uint32_t chunk_words = 16;
 
   template <class V>
   void visit(V& v) {
     v.field("kv_append", kv_append, "Route from_device=1,to_device=1 (KV append) is available");
+    v.field("chunk_words", chunk_words,
+            "Words MEMCPY moves per pipeline step: finer traces versus simulation speed",
+            range(1, 65536));
   }
 };
 
@@ -178,11 +185,13 @@ struct npu_config {
 struct trace_config {
   std::string mmio;
   std::string instructions;
+  std::string ddr;
 
   template <class V>
   void visit(V& v) {
     v.field("mmio", mmio, "Path of the MMIO access trace (JSON Lines); empty = off");
     v.field("instructions", instructions, "Path of the instruction trace; empty = off");
+    v.field("ddr", ddr, "Path of the per-transaction DDR trace (JSON Lines); empty = off");
   }
 };
 

@@ -1,7 +1,9 @@
 #include "vp/cpu/firmware_cpu.h"
 
+#include <algorithm>
 #include <cstdio>
 
+#include "memory/common/traffic.h"
 #include "pccx_npu_regs.h"
 
 namespace pccx::vp {
@@ -20,6 +22,7 @@ firmware_cpu::firmware_cpu(sc_core::sc_module_name name, const params& p, run_co
                            const address_router& names, trace::trace_hub* traces)
     : sc_core::sc_module(name),
       bus("bus"),
+      ddr("ddr"),
       npu_irq("npu_irq"),
       params_(p),
       control_(control),
@@ -117,6 +120,46 @@ uint32_t firmware_cpu::read32(uint32_t offset) {
   uint32_t value = 0;
   transact(tlm::TLM_READ_COMMAND, offset, value);
   return value;
+}
+
+void firmware_cpu::host_transfer(tlm::tlm_command cmd, uint64_t ddr_addr, uint8_t* data,
+                                 uint32_t bytes) {
+  mem::ddr_traffic traffic(mem::ddr_port::cpu, mem::traffic_class::host);
+  for (uint32_t done = 0; done < bytes;) {
+    const uint32_t chunk = std::min(params_.host_block_bytes, bytes - done);
+    tlm::tlm_generic_payload tx;
+    tx.set_command(cmd);
+    tx.set_address(ddr_addr + done);
+    tx.set_data_ptr(data + done);
+    tx.set_data_length(chunk);
+    tx.set_streaming_width(chunk);
+    tx.set_byte_enable_ptr(nullptr);
+    tx.set_response_status(tlm::TLM_INCOMPLETE_RESPONSE);
+    tx.set_extension(&traffic);
+    sc_core::sc_time delay = qk_.get_local_time();
+    ddr->b_transport(tx, delay);
+    tx.clear_extension(&traffic);
+    qk_.set(delay);
+    if (tx.is_response_error())
+      fault("firmware " + firmware_name_ + ": DDR " +
+            (cmd == tlm::TLM_WRITE_COMMAND ? "write" : "read") + " of " + std::to_string(chunk) +
+            " bytes at " + hex32(ddr_addr + done) + " failed: " +
+            (tx.get_response_status() == tlm::TLM_ADDRESS_ERROR_RESPONSE
+                 ? "the address is outside DDR"
+                 : tx.get_response_string()));
+    if (qk_.need_sync()) qk_.sync();
+    done += chunk;
+  }
+}
+
+void firmware_cpu::host_write(uint64_t ddr_addr, const void* src, uint32_t bytes) {
+  // The controller only reads from the buffer on a write.
+  host_transfer(tlm::TLM_WRITE_COMMAND, ddr_addr,
+                const_cast<uint8_t*>(static_cast<const uint8_t*>(src)), bytes);
+}
+
+void firmware_cpu::host_read(uint64_t ddr_addr, void* dst, uint32_t bytes) {
+  host_transfer(tlm::TLM_READ_COMMAND, ddr_addr, static_cast<uint8_t*>(dst), bytes);
 }
 
 int firmware_cpu::wait_idle(uint32_t timeout_us) {

@@ -32,6 +32,7 @@ class firmware_cpu : public sc_core::sc_module {
   struct params {
     uint64_t mmio_base = 0xA0000000;  // what HAL offsets are relative to
     size_t stack_bytes = 8u << 20;
+    uint32_t host_block_bytes = 4096;  // DDR transaction size of pccx_host_read/write
   };
 
   SC_HAS_PROCESS(firmware_cpu);
@@ -39,6 +40,7 @@ class firmware_cpu : public sc_core::sc_module {
                const address_router& names, trace::trace_hub* traces);
 
   tlm_utils::simple_initiator_socket<firmware_cpu> bus;
+  tlm_utils::simple_initiator_socket<firmware_cpu> ddr;  // the CPU's port of the DDR controller
   sc_core::sc_in<bool> npu_irq;
 
   void load(firmware_entry entry, const std::string& firmware_name);
@@ -47,6 +49,9 @@ class firmware_cpu : public sc_core::sc_module {
   void write32(uint32_t offset, uint32_t value);
   uint32_t read32(uint32_t offset);
   int wait_idle(uint32_t timeout_us);
+  // pccx_host_mem.h: timed DDR accesses through the CPU's DDR port.
+  void host_write(uint64_t ddr_addr, const void* src, uint32_t bytes);
+  void host_read(uint64_t ddr_addr, void* dst, uint32_t bytes);
 
   // The CPU whose firmware is running, or nullptr outside a run.
   static firmware_cpu* current();
@@ -55,6 +60,7 @@ class firmware_cpu : public sc_core::sc_module {
  private:
   void run();
   void transact(tlm::tlm_command cmd, uint32_t offset, uint32_t& data);
+  void host_transfer(tlm::tlm_command cmd, uint64_t ddr_addr, uint8_t* data, uint32_t bytes);
   // Ends the run as failed and parks the firmware thread for good.
   [[noreturn]] void fault(const std::string& message);
 

@@ -1,10 +1,11 @@
-// The uCA HAL of the virtual platform: the only firmware symbols the
-// platform supplies. Everything above it (uCA API, drivers, programs) comes
+// The uCA HAL and the host-memory calls (pccx_host_mem.h) of the virtual
+// platform: the only firmware symbols the platform supplies. Everything above it (uCA API, drivers, programs) comes
 // from the firmware being run. pccx-vp exports exactly these symbols to a
 // loaded firmware object (see hal_exports.list).
 #include <cstdio>
 #include <cstdlib>
 
+#include "pccx_host_mem.h"
 #include "uCA_v1_hal.h"
 #include "vp/cpu/firmware_cpu.h"
 
@@ -48,6 +49,14 @@ uint32_t uca_hal_read_status(void) {
 
 int uca_hal_wait_idle(uint32_t timeout_us) {
   return cpu(__func__).wait_idle(timeout_us);
+}
+
+void pccx_host_write(uint64_t ddr_addr, const void* src, uint32_t bytes) {
+  cpu(__func__).host_write(ddr_addr, src, bytes);
+}
+
+void pccx_host_read(uint64_t ddr_addr, void* dst, uint32_t bytes) {
+  cpu(__func__).host_read(ddr_addr, dst, bytes);
 }
 
 }  // extern "C"

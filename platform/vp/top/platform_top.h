@@ -1,12 +1,22 @@
 // The assembled platform: firmware CPU -> interconnect -> {NPU registers,
-// sim-control device}, and the NPU's idle-or-error line back to the CPU.
-// Later subsystems (DDR controller, DMA channels, compute units) are bound
-// here.
+// DMA channel pages, sim-control device}; the DMA channels and the CPU share
+// the DDR controller (the two ACP channels through one ACP port); the MEMCPY
+// unit moves data between L2 and the ACP stream FIFOs; the NPU's
+// idle-or-error line goes back to the CPU. Compute units plug in here.
 #pragma once
 
 #include <systemc>
 
+#include <array>
+#include <memory>
+
+#include "memory/common/port_merger.h"
+#include "memory/ddr/ddr_controller.h"
+#include "memory/dma/dma_channel.h"
+#include "memory/dma/stream_fifo.h"
+#include "memory/l2/l2_memory.h"
 #include "npu/core/npu.h"
+#include "npu/units/memcpy_unit.h"
 #include "trace/trace_hub.h"
 #include "vp/bus/address_router.h"
 #include "vp/cpu/firmware_cpu.h"
@@ -27,6 +37,16 @@ class platform_top {
   firmware_cpu cpu;
   npu::npu npu;
   sim_control simctl;
+  mem::ddr_controller ddr;
+  mem::l2_memory l2;
+  // One stream FIFO per DMA channel: the weight FIFOs behind HP0..HP3, the
+  // CDC FIFOs of ACP_FMAP and ACP_RESULT.
+  std::array<std::unique_ptr<mem::stream_fifo>, PCCX_DMA_CHANNELS> fifos;
+  std::array<std::unique_ptr<mem::dma_channel>, PCCX_DMA_CHANNELS> dma;
+  mem::port_merger acp;
+  npu::memcpy_unit memcpy;
+
+  mem::stream_fifo& fifo(unsigned channel) { return *fifos.at(channel); }
 
  private:
   sc_core::sc_signal<bool> npu_irq_;

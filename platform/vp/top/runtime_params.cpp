@@ -1,6 +1,7 @@
 #include "vp/top/runtime_params.h"
 
 #include "pccx_simctl.h"
+#include "vp/top/memory_params.h"
 
 namespace pccx::vp {
 
@@ -40,6 +41,29 @@ runtime_params to_runtime(const config::platform_config& cfg) {
   rt.npu_regs_size = PCCX_NPU_REGS_SIZE;
   rt.simctl_base = cfg.memory_map.npu_base + PCCX_SIMCTL_OFFSET;
   rt.simctl_size = 0x1000;
+
+  rt.functional = cfg.simulation.mode == "functional";
+  rt.ddr = make_ddr_params(cfg);
+  rt.l2.words = cfg.npu.l2.words;
+  rt.l2.ports = cfg.npu.l2.ports;
+  rt.l2.period = n.core_period;
+  rt.l2.read_latency_cycles = cfg.npu.l2.read_latency_cycles;
+  rt.l2.functional = rt.functional;
+  for (unsigned ch = 0; ch < PCCX_DMA_CHANNELS; ++ch) {
+    mem::dma_channel_params& d = rt.dma[ch];
+    d = mem::dma_channel_params::for_page(ch);
+    d.ddr_base = cfg.memory_map.ddr_base;
+    d.ddr_size = cfg.memory_map.ddr_size;
+    d.block_bytes = cfg.dma.block_bytes;
+    d.outstanding = cfg.dma.outstanding;
+    d.descriptor_depth = cfg.dma.descriptor_depth;
+    d.status_depth = cfg.dma.status_depth;
+    d.alignment_bytes = cfg.dma.alignment_bytes;
+    d.functional = rt.functional;
+  }
+  rt.weight_fifo_bytes = cfg.dma.weight_fifo_bytes;
+  rt.acp_fifo_bytes = cfg.dma.acp_fifo_bytes;
+  rt.memcpy.chunk_words = cfg.npu.memcpy.chunk_words;
   return rt;
 }
 

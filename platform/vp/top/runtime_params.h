@@ -4,8 +4,15 @@
 
 #include <systemc>
 
+#include <array>
+
 #include "config/platform_config.h"
+#include "memory/ddr/ddr_params.h"
+#include "memory/dma/dma_channel.h"
+#include "memory/l2/l2_memory.h"
 #include "npu/core/npu_params.h"
+#include "npu/units/memcpy_unit.h"
+#include "pccx_dma.h"
 #include "vp/cpu/firmware_cpu.h"
 
 namespace pccx::vp {
@@ -21,6 +28,15 @@ struct runtime_params {
   uint64_t npu_regs_size = 0;
   uint64_t simctl_base = 0;
   uint64_t simctl_size = 0;
+
+  // Memory system.
+  bool functional = true;  // simulation.mode
+  mem::ddr_params ddr;
+  mem::l2_params l2;
+  std::array<mem::dma_channel_params, PCCX_DMA_CHANNELS> dma;
+  uint64_t weight_fifo_bytes = 0;
+  uint64_t acp_fifo_bytes = 0;
+  npu::memcpy_unit_params memcpy;
 };
 
 runtime_params to_runtime(const config::platform_config& cfg);

@@ -28,6 +28,52 @@ const char* state_name(run_control::state s) {
 }
 }  // namespace
 
+namespace {
+
+double ns(const sc_core::sc_time& t) { return trace::to_ns(t); }
+
+// DDR bandwidth and the DMA channels, FIFOs, L2 ports and MEMCPY unit.
+nlohmann::json memory_summary(platform_top& top) {
+  nlohmann::json dma = nlohmann::json::object();
+  for (unsigned ch = 0; ch < top.dma.size(); ++ch) {
+    auto& c = *top.dma[ch];
+    const auto& s = c.statistics();
+    const auto& f = c.fifo().statistics();
+    dma[c.basename()] = {{"bytes_done", s.bytes_done},
+                         {"descriptors_done", s.descriptors_done},
+                         {"descriptor_errors", s.errors},
+                         {"transactions", s.transactions},
+                         {"busy_ns", ns(s.busy)},
+                         {"stall_ns", ns(s.stall)},
+                         {"fifo",
+                          {{"bytes_pushed", f.bytes_pushed},
+                           {"bytes_popped", f.bytes_popped},
+                           {"max_level_bytes", f.max_level},
+                           {"producer_stall_ns", ns(f.producer_stall)},
+                           {"consumer_stall_ns", ns(f.consumer_stall)}}}};
+  }
+  nlohmann::json l2 = nlohmann::json::array();
+  for (unsigned p = 0; p < 2; ++p) {
+    const auto& s = top.l2.statistics(p);
+    l2.push_back({{"port", p},
+                  {"words_read", s.words_read},
+                  {"words_written", s.words_written},
+                  {"busy_ns", ns(s.busy)}});
+  }
+  const auto& m = top.memcpy.statistics();
+  return {{"ddr", top.ddr.summary()},
+          {"dma", dma},
+          {"l2_ports", l2},
+          {"memcpy",
+           {{"instructions", m.instructions},
+            {"words_host_to_l2", m.words_host_to_l2},
+            {"words_l2_to_host", m.words_l2_to_host},
+            {"words_l2_to_l2", m.words_l2_to_l2},
+            {"stall_ns", ns(m.stall)}}}};
+}
+
+}  // namespace
+
 nlohmann::json run_result::summary(const config::platform_config& cfg,
                                    const firmware_image& fw) const {
   nlohmann::json counters_json = nlohmann::json::object();
@@ -40,6 +86,7 @@ nlohmann::json run_result::summary(const config::platform_config& cfg,
           {"wall_time_s", wall_time_s},
           {"instructions_retired", instructions_retired},
           {"npu_counters", counters_json},
+          {"memory", memory},
           {"clocks", {{"core_mhz", cfg.clocks.core_mhz}, {"axi_mhz", cfg.clocks.axi_mhz}}}};
 }
 
@@ -54,6 +101,7 @@ run_result run_simulation(const config::platform_config& cfg, const firmware_ima
   try {
     traces.open("mmio", cfg.trace.mmio);
     traces.open("instructions", cfg.trace.instructions);
+    traces.open("ddr", cfg.trace.ddr);
   } catch (const std::runtime_error& e) {
     throw input_error(e.what());
   }
@@ -91,6 +139,7 @@ run_result run_simulation(const config::platform_config& cfg, const firmware_ima
              "the run ended with the NPU still busy ("
                  << top.npu.fifo().level() << " words in CMD_IN, " << top.npu.cmd().in_flight()
                  << " in flight)");
+  r.memory = memory_summary(top);
   r.printed = top.simctl.printed();
   r.markers = top.simctl.markers();
   traces.close_all();
@@ -104,6 +153,7 @@ run_result run_simulation(const config::platform_config& cfg, const firmware_ima
     std::ofstream out(path);
     if (!out) throw input_error("cannot write " + path + " (output.dir)");
     out << r.summary(cfg, fw).dump(2) << '\n';
+    top.ddr.write_csv(cfg.output.dir);
   }
   return r;
 }

@@ -1,0 +1,144 @@
+/* pccx DMA (DataMover) channel pages: the single source of their register
+ * offsets, bits and codes for the firmware and the models, and the firmware
+ * helpers over the uCA HAL (firmware/dma/pccx_dma.c).
+ *
+ * Six channels, one 4 KiB page each at PCCX_DMA_PAGE_OFFSET(n) from the NPU
+ * base (pccx_npu_regs.h): HP0..HP3 and ACP_FMAP read DDR into their stream
+ * FIFO, ACP_RESULT drains its stream FIFO into DDR. Every register is 32 bits
+ * wide and aligned. The page layout is defined by the platform (the pccx
+ * bare-metal helper pages inspired it, with a 64-bit address instead of the
+ * packed 72-bit DataMover command). See docs/memory-dma-l2.md.
+ *
+ * A descriptor is {64-bit DDR address, byte count, 4-bit tag, traffic class}:
+ * write ADDR_LO, ADDR_HI, BYTES, then PUSH with the tag. A PUSH into a full
+ * descriptor queue is held (the bus write completes only when a slot frees),
+ * like an INSTR_HI write into a full CMD_IN. Descriptors are checked when the
+ * channel takes them; a bad one is dropped with an error status, a sticky
+ * ERR bit and a warning, and the channel goes on with the next. */
+#ifndef PCCX_DMA_H
+#define PCCX_DMA_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "pccx_npu_regs.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* Channels (page n at PCCX_DMA_PAGE_OFFSET(n)). */
+#define PCCX_DMA_HP0 0u
+#define PCCX_DMA_HP1 1u
+#define PCCX_DMA_HP2 2u
+#define PCCX_DMA_HP3 3u
+#define PCCX_DMA_ACP_FMAP 4u   /* DDR -> L2 (MEMCPY host->L2) */
+#define PCCX_DMA_ACP_RESULT 5u /* L2 -> DDR (MEMCPY L2->host) */
+#define PCCX_DMA_CHANNELS 6u
+#define PCCX_DMA_PAGE_SIZE 0x1000u
+
+/* Register offsets inside a channel page. */
+#define PCCX_DMA_REG_ADDR_LO 0x00       /* RW: descriptor DDR address [31:0] */
+#define PCCX_DMA_REG_ADDR_HI 0x04       /* RW: descriptor DDR address [63:32] */
+#define PCCX_DMA_REG_BYTES 0x08         /* RW: descriptor byte count */
+#define PCCX_DMA_REG_PUSH 0x0C          /* W: [3:0] tag; pushes {ADDR, BYTES, tag, CLASS} */
+#define PCCX_DMA_REG_STS_POP 0x10       /* R: pops the oldest status (PCCX_DMA_STS_*) */
+#define PCCX_DMA_REG_FLAGS 0x14         /* R: PCCX_DMA_FLAG_* */
+#define PCCX_DMA_REG_CMD_LVL 0x18       /* R: descriptors waiting in the queue */
+#define PCCX_DMA_REG_STS_LVL 0x1C       /* R: status entries ready to pop */
+#define PCCX_DMA_REG_ERR 0x20           /* R/W1C: sticky PCCX_DMA_ERR_* bits */
+#define PCCX_DMA_REG_CLASS 0x24         /* RW: traffic class of the following PUSHes */
+#define PCCX_DMA_REG_BYTES_DONE_LO 0x28 /* R: bytes moved (LO read latches HI) */
+#define PCCX_DMA_REG_BYTES_DONE_HI 0x2C
+#define PCCX_DMA_REG_DEPTH 0x30 /* R: [15:0] descriptor queue depth, [31:16] status depth */
+#define PCCX_DMA_REG_INFO 0x34  /* R: [0] direction (1 = stream -> DDR), [11:8] DDR port */
+
+/* PUSH: tag in [3:0]; bits [31:4] are ignored. */
+#define PCCX_DMA_TAG_MASK 0xFu
+
+/* STS_POP: bit 31 VALID (0 = the status queue was empty, the whole word is
+ * then 0), [15:8] the PCCX_DMA_ERR_* bits of this descriptor (0 = OK),
+ * [3:0] its tag. */
+#define PCCX_DMA_STS_VALID (1u << 31)
+#define PCCX_DMA_STS_EMPTY 0u
+#define PCCX_DMA_STS_TAG(s) ((s)&0xFu)
+#define PCCX_DMA_STS_ERR(s) (((s) >> 8) & 0xFFu)
+
+/* FLAGS. */
+#define PCCX_DMA_FLAG_CMD_EMPTY (1u << 0)
+#define PCCX_DMA_FLAG_CMD_FULL (1u << 1)
+#define PCCX_DMA_FLAG_STS_EMPTY (1u << 2)
+#define PCCX_DMA_FLAG_STS_FULL (1u << 3)
+#define PCCX_DMA_FLAG_BUSY (1u << 4)  /* a descriptor queued or being moved */
+#define PCCX_DMA_FLAG_ERROR (1u << 5) /* ERR != 0 */
+
+/* ERR bits (sticky, write 1 to clear); the same bits tag an error status. */
+#define PCCX_DMA_ERR_RANGE (1u << 0)       /* [addr, addr+bytes) not inside DDR */
+#define PCCX_DMA_ERR_ZERO_LENGTH (1u << 1) /* BYTES = 0 */
+#define PCCX_DMA_ERR_ALIGN_ADDR (1u << 2)  /* address not a multiple of dma.alignment_bytes */
+#define PCCX_DMA_ERR_ALIGN_LEN (1u << 3)   /* length not a multiple of dma.alignment_bytes */
+#define PCCX_DMA_ERR_BUS (1u << 4)         /* DDR answered a transaction with an error */
+#define PCCX_DMA_ERR_CLASS (1u << 5)       /* CLASS write above PCCX_DMA_CLASS_LAST (ignored) */
+#define PCCX_DMA_ERR_ALL 0x3Fu
+
+/* INFO. */
+#define PCCX_DMA_INFO_TO_DDR (1u << 0)
+#define PCCX_DMA_INFO_PORT(v) (((v) >> 8) & 0xFu) /* 0..3 HP0..HP3, 4 ACP */
+
+/* Traffic classes (the DDR controller's accounting order). Defaults: HP
+ * channels weights, ACP channels activations. */
+#define PCCX_DMA_CLASS_WEIGHTS 0u
+#define PCCX_DMA_CLASS_KV_READ 1u
+#define PCCX_DMA_CLASS_KV_WRITE 2u
+#define PCCX_DMA_CLASS_KV_METADATA 3u
+#define PCCX_DMA_CLASS_ACTIVATIONS 4u
+#define PCCX_DMA_CLASS_HOST 5u
+#define PCCX_DMA_CLASS_LAST 5u
+
+/* Offset of register `reg` of channel `ch` from the NPU base (HAL offset). */
+#define PCCX_DMA_REG(ch, reg) (PCCX_DMA_PAGE_OFFSET(ch) + (reg))
+
+/* Firmware helper results. */
+#define PCCX_DMA_OK 0
+#define PCCX_DMA_E_CHANNEL (-1) /* no such channel */
+#define PCCX_DMA_E_TAG (-2)     /* tag above 15 */
+#define PCCX_DMA_E_CLASS (-3)   /* class above PCCX_DMA_CLASS_LAST */
+#define PCCX_DMA_E_EMPTY (-4)   /* no status to pop */
+#define PCCX_DMA_E_FAILED (-5)  /* the popped status carries an error */
+#define PCCX_DMA_E_TIMEOUT (-6) /* pccx_dma_wait_status gave up */
+
+typedef struct {
+  unsigned tag;    /* 0..15 */
+  uint32_t errors; /* PCCX_DMA_ERR_* bits of this descriptor, 0 = OK */
+} pccx_dma_status;
+
+/* Queues one descriptor on `channel`: DDR address, byte count, tag 0..15.
+ * Blocks (the PUSH write is held) while the descriptor queue is full.
+ * Returns PCCX_DMA_OK, or PCCX_DMA_E_CHANNEL / PCCX_DMA_E_TAG without
+ * touching the hardware. Descriptor errors (range, length, alignment) are
+ * found by the channel and reported through the status queue and ERR. */
+int pccx_dma_submit(unsigned channel, uint64_t ddr_addr, uint32_t bytes, unsigned tag);
+/* Traffic class (PCCX_DMA_CLASS_*) of the descriptors pushed from now on. */
+int pccx_dma_set_class(unsigned channel, unsigned cls);
+/* Pops the oldest status into *out (may be NULL). Returns PCCX_DMA_OK,
+ * PCCX_DMA_E_FAILED (the descriptor failed; out->errors says why),
+ * PCCX_DMA_E_EMPTY or PCCX_DMA_E_CHANNEL. */
+int pccx_dma_pop_status(unsigned channel, pccx_dma_status* out);
+/* Polls STS_POP until a status arrives or `max_polls` reads found none
+ * (each read costs one AXI-Lite round trip); same results as pop_status,
+ * PCCX_DMA_E_TIMEOUT when none came. */
+int pccx_dma_wait_status(unsigned channel, pccx_dma_status* out, uint32_t max_polls);
+/* Sticky ERR bits of the channel (0 for an unknown channel). */
+uint32_t pccx_dma_error(unsigned channel);
+/* Clears every ERR bit of the channel. */
+void pccx_dma_clear_error(unsigned channel);
+/* FLAGS, CMD_LVL and BYTES_DONE of the channel (0 for an unknown channel). */
+uint32_t pccx_dma_flags(unsigned channel);
+uint32_t pccx_dma_pending(unsigned channel);
+uint64_t pccx_dma_bytes_done(unsigned channel);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* PCCX_DMA_H */

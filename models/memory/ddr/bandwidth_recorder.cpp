@@ -1,0 +1,252 @@
+#include "memory/ddr/bandwidth_recorder.h"
+
+#include <algorithm>
+#include <cstdio>
+#include <filesystem>
+#include <fstream>
+#include <stdexcept>
+
+#include "trace/trace_hub.h"
+
+namespace pccx::mem {
+
+using trace::to_ns;
+using u128 = unsigned __int128;  // bytes x ticks overflows 64 bits
+
+double traffic_totals::span_ns() const {
+  return transactions ? to_ns(last_completion) - to_ns(first_arrival) : 0.0;
+}
+
+double traffic_totals::avg_gbps() const {
+  const double span = span_ns();
+  return span > 0 ? static_cast<double>(bytes) / span : 0.0;
+}
+
+double traffic_totals::avg_latency_ns() const {
+  return transactions ? latency_sum_ns / static_cast<double>(transactions) : 0.0;
+}
+
+double traffic_totals::avg_queueing_ns() const {
+  return transactions ? queueing_sum_ns / static_cast<double>(transactions) : 0.0;
+}
+
+double traffic_totals::avg_port_wait_ns() const {
+  return transactions ? port_wait_sum_ns / static_cast<double>(transactions) : 0.0;
+}
+
+void traffic_totals::add(const ddr_access& a, double latency_ns, double queueing_ns,
+                         double port_wait_ns) {
+  if (transactions == 0 || a.arrival < first_arrival) first_arrival = a.arrival;
+  if (transactions == 0 || a.completion > last_completion) last_completion = a.completion;
+  ++transactions;
+  bytes += a.bytes;
+  (a.write ? write_bytes : read_bytes) += a.bytes;
+  latency_sum_ns += latency_ns;
+  latency_max_ns = std::max(latency_max_ns, latency_ns);
+  queueing_sum_ns += queueing_ns;
+  queueing_max_ns = std::max(queueing_max_ns, queueing_ns);
+  port_wait_sum_ns += port_wait_ns;
+}
+
+bandwidth_recorder::bandwidth_recorder(const sc_core::sc_time& window, double peak_bytes_per_s,
+                                       double effective_bytes_per_s)
+    : window_(window),
+      window_ticks_(window.value()),
+      window_ns_(to_ns(window)),
+      peak_bytes_per_s_(peak_bytes_per_s),
+      effective_bytes_per_s_(effective_bytes_per_s) {
+  if (window_ticks_ == 0) throw std::invalid_argument("bandwidth_recorder: window must be > 0");
+}
+
+void bandwidth_recorder::reset() {
+  ports_ = {};
+  classes_ = {};
+  total_ = {};
+  windows_.clear();
+}
+
+void bandwidth_recorder::record(const ddr_access& a) {
+  if (a.bytes == 0) return;
+  const double latency_ns = to_ns(a.latency());
+  const double queueing_ns = to_ns(a.queueing);
+  const double port_wait_ns = to_ns(a.port_wait);
+  const size_t p = static_cast<size_t>(a.port);
+  const size_t c = static_cast<size_t>(a.cls);
+  ports_[p].add(a, latency_ns, queueing_ns, port_wait_ns);
+  classes_[c].add(a, latency_ns, queueing_ns, port_wait_ns);
+  total_.add(a, latency_ns, queueing_ns, port_wait_ns);
+  spread(p, kDdrPorts + c, a.start.value(), a.end.value(), a.bytes);
+}
+
+void bandwidth_recorder::spread(size_t port_series, size_t class_series, uint64_t start,
+                                uint64_t end, uint64_t bytes) {
+  const uint64_t first = start / window_ticks_;
+  const uint64_t last = end > start ? (end - 1) / window_ticks_ : first;
+  if (windows_.size() <= last) windows_.resize(last + 1, window_row{});
+  uint64_t given = 0;
+  for (uint64_t w = first; w <= last; ++w) {
+    uint64_t upto = bytes;
+    if (w != last) {
+      // Bytes moved by the end of window w, rounded down.
+      const uint64_t until = (w + 1) * window_ticks_;
+      upto = static_cast<uint64_t>(static_cast<u128>(bytes) * (until - start) / (end - start));
+    }
+    windows_[w][port_series] += upto - given;
+    windows_[w][class_series] += upto - given;
+    given = upto;
+  }
+}
+
+uint64_t bandwidth_recorder::window_bytes(ddr_port p, size_t w) const {
+  return w < windows_.size() ? windows_[w][static_cast<size_t>(p)] : 0;
+}
+
+uint64_t bandwidth_recorder::window_bytes(traffic_class c, size_t w) const {
+  return w < windows_.size() ? windows_[w][kDdrPorts + static_cast<size_t>(c)] : 0;
+}
+
+double bandwidth_recorder::peak_of(size_t series) const {
+  uint64_t best = 0;
+  for (const auto& row : windows_) best = std::max(best, row[series]);
+  return static_cast<double>(best) / window_ns_;
+}
+
+double bandwidth_recorder::peak_gbps(ddr_port p) const {
+  return peak_of(static_cast<size_t>(p));
+}
+
+double bandwidth_recorder::peak_gbps(traffic_class c) const {
+  return peak_of(kDdrPorts + static_cast<size_t>(c));
+}
+
+double bandwidth_recorder::peak_gbps_total() const {
+  uint64_t best = 0;
+  for (const auto& row : windows_) {
+    uint64_t sum = 0;
+    for (size_t p = 0; p < kDdrPorts; ++p) sum += row[p];
+    best = std::max(best, sum);
+  }
+  return static_cast<double>(best) / window_ns_;
+}
+
+nlohmann::json bandwidth_recorder::totals_json(const traffic_totals& t, double peak_gbps) const {
+  const double avg = t.avg_gbps();
+  nlohmann::json j;
+  j["transactions"] = t.transactions;
+  j["bytes"] = t.bytes;
+  j["read_bytes"] = t.read_bytes;
+  j["write_bytes"] = t.write_bytes;
+  j["first_arrival_ns"] = t.transactions ? to_ns(t.first_arrival) : 0.0;
+  j["last_completion_ns"] = t.transactions ? to_ns(t.last_completion) : 0.0;
+  j["span_ns"] = t.span_ns();
+  j["avg_gbps"] = avg;
+  j["peak_gbps"] = peak_gbps;
+  j["util_peak"] = avg * 1e9 / peak_bytes_per_s_;
+  j["util_effective"] = avg * 1e9 / effective_bytes_per_s_;
+  j["avg_latency_ns"] = t.avg_latency_ns();
+  j["max_latency_ns"] = t.latency_max_ns;
+  j["avg_queueing_ns"] = t.avg_queueing_ns();
+  j["max_queueing_ns"] = t.queueing_max_ns;
+  j["avg_port_wait_ns"] = t.avg_port_wait_ns();
+  return j;
+}
+
+nlohmann::json bandwidth_recorder::summary() const {
+  nlohmann::json j;
+  j["window_ns"] = window_ns_;
+  j["peak_gbps"] = peak_bytes_per_s_ / 1e9;
+  j["effective_gbps"] = effective_bytes_per_s_ / 1e9;
+  j["total"] = totals_json(total_, peak_gbps_total());
+  for (size_t p = 0; p < kDdrPorts; ++p) {
+    const auto port = static_cast<ddr_port>(p);
+    j["ports"][ddr_port_name(port)] = totals_json(ports_[p], peak_gbps(port));
+  }
+  for (size_t c = 0; c < kTrafficClasses; ++c) {
+    const auto cl = static_cast<traffic_class>(c);
+    j["classes"][traffic_class_name(cl)] = totals_json(classes_[c], peak_gbps(cl));
+  }
+  return j;
+}
+
+namespace {
+
+std::ofstream open_csv(const std::filesystem::path& path) {
+  std::ofstream out(path, std::ios::trunc);
+  if (!out) throw std::runtime_error("cannot write '" + path.string() + "'");
+  return out;
+}
+
+std::string num(double v) {
+  char buf[64];
+  std::snprintf(buf, sizeof buf, "%.10g", v);
+  return buf;
+}
+
+}  // namespace
+
+void bandwidth_recorder::write_csv(const std::string& dir) const {
+  std::error_code ec;
+  std::filesystem::create_directories(dir, ec);
+  if (ec) throw std::runtime_error("cannot create '" + dir + "': " + ec.message());
+
+  std::array<const char*, kSeries> kind{};
+  std::array<const char*, kSeries> name{};
+  std::array<bool, kSeries> active{};
+  for (size_t p = 0; p < kDdrPorts; ++p) {
+    kind[p] = "port";
+    name[p] = ddr_port_name(static_cast<ddr_port>(p));
+    active[p] = ports_[p].bytes > 0;
+  }
+  for (size_t c = 0; c < kTrafficClasses; ++c) {
+    kind[kDdrPorts + c] = "class";
+    name[kDdrPorts + c] = traffic_class_name(static_cast<traffic_class>(c));
+    active[kDdrPorts + c] = classes_[c].bytes > 0;
+  }
+
+  {
+    std::ofstream out = open_csv(std::filesystem::path(dir) / "ddr_bandwidth.csv");
+    out << "window_start_ns,window_end_ns,kind,name,bytes,gbps\n";
+    size_t first = 0;
+    while (first < windows_.size() && total_.bytes > 0) {
+      const auto& row = windows_[first];
+      if (std::any_of(row.begin(), row.end(), [](uint64_t b) { return b > 0; })) break;
+      ++first;
+    }
+    for (size_t w = first; w < windows_.size(); ++w) {
+      const std::string lo = num(static_cast<double>(w) * window_ns_);
+      const std::string hi = num(static_cast<double>(w + 1) * window_ns_);
+      for (size_t s = 0; s < kSeries; ++s) {
+        if (!active[s]) continue;
+        const uint64_t b = windows_[w][s];
+        out << lo << ',' << hi << ',' << kind[s] << ',' << name[s] << ',' << b << ','
+            << num(static_cast<double>(b) / window_ns_) << '\n';
+      }
+    }
+    if (!out) throw std::runtime_error("error writing ddr_bandwidth.csv in '" + dir + "'");
+  }
+  {
+    std::ofstream out = open_csv(std::filesystem::path(dir) / "ddr_totals.csv");
+    out << "kind,name,transactions,bytes,read_bytes,write_bytes,first_arrival_ns,"
+           "last_completion_ns,span_ns,avg_gbps,peak_gbps,util_peak,util_effective,"
+           "avg_latency_ns,max_latency_ns,avg_queueing_ns,max_queueing_ns,avg_port_wait_ns\n";
+    const auto row = [&](const char* k, const char* n, const traffic_totals& t, double peak) {
+      const nlohmann::json j = totals_json(t, peak);
+      out << k << ',' << n << ',' << t.transactions << ',' << t.bytes << ',' << t.read_bytes << ','
+          << t.write_bytes;
+      for (const char* f :
+           {"first_arrival_ns", "last_completion_ns", "span_ns", "avg_gbps", "peak_gbps",
+            "util_peak", "util_effective", "avg_latency_ns", "max_latency_ns", "avg_queueing_ns",
+            "max_queueing_ns", "avg_port_wait_ns"})
+        out << ',' << num(j[f].get<double>());
+      out << '\n';
+    };
+    for (size_t p = 0; p < kDdrPorts; ++p)
+      row("port", name[p], ports_[p], peak_gbps(static_cast<ddr_port>(p)));
+    for (size_t c = 0; c < kTrafficClasses; ++c)
+      row("class", name[kDdrPorts + c], classes_[c], peak_gbps(static_cast<traffic_class>(c)));
+    row("total", "all", total_, peak_gbps_total());
+    if (!out) throw std::runtime_error("error writing ddr_totals.csv in '" + dir + "'");
+  }
+}
+
+}  // namespace pccx::mem

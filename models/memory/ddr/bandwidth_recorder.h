@@ -1,0 +1,116 @@
+// Bandwidth statistics of the DDR: totals per port, per traffic class and
+// overall, and a time series of bytes per window. A transaction's bytes are
+// spread over the windows its transfer interval covers, pro rata (in whole
+// bytes, so the windows add up exactly to the bytes moved).
+//
+// Memory does not grow with the number of transactions: only the window
+// series grows, with simulated time (12 counters per window).
+#pragma once
+
+#include <array>
+#include <cstdint>
+#include <nlohmann/json.hpp>
+#include <string>
+#include <systemc>
+#include <vector>
+
+#include "memory/common/traffic.h"
+
+namespace pccx::mem {
+
+// One DDR transaction as the controller timed it.
+struct ddr_access {
+  ddr_port port = ddr_port::cpu;
+  traffic_class cls = traffic_class::host;
+  bool write = false;
+  uint64_t address = 0;
+  uint64_t bytes = 0;
+  sc_core::sc_time arrival;     // kernel time + the initiator's local offset
+  sc_core::sc_time start;       // transfer start
+  sc_core::sc_time end;         // transfer end: the port is free again
+  sc_core::sc_time completion;  // end + read or write latency
+  // (start - arrival) + (end - start - bytes / port cap)
+  sc_core::sc_time queueing;
+  // The part of the queueing spent waiting for this port's own earlier
+  // transfers (an initiator with several blocks in flight): the rest of the
+  // queueing is contention with other ports for the DDR.
+  sc_core::sc_time port_wait;
+  sc_core::sc_time latency() const { return completion - arrival; }
+};
+
+struct traffic_totals {
+  uint64_t transactions = 0;
+  uint64_t bytes = 0;
+  uint64_t read_bytes = 0;
+  uint64_t write_bytes = 0;
+  sc_core::sc_time first_arrival;    // valid when transactions > 0
+  sc_core::sc_time last_completion;  // valid when transactions > 0
+  double latency_sum_ns = 0;
+  double latency_max_ns = 0;
+  double queueing_sum_ns = 0;
+  double queueing_max_ns = 0;
+  double port_wait_sum_ns = 0;
+
+  // last_completion - first_arrival; 0 without transactions.
+  double span_ns() const;
+  // bytes / span_ns (bytes per ns = GB/s); 0 without transactions.
+  double avg_gbps() const;
+  double avg_latency_ns() const;
+  double avg_queueing_ns() const;
+  double avg_port_wait_ns() const;
+  void add(const ddr_access& a, double latency_ns, double queueing_ns, double port_wait_ns);
+};
+
+class bandwidth_recorder {
+ public:
+  // peak and effective bandwidth are the references of the utilisation figures.
+  bandwidth_recorder(const sc_core::sc_time& window, double peak_bytes_per_s,
+                     double effective_bytes_per_s);
+
+  void record(const ddr_access& a);
+  void reset();
+
+  const traffic_totals& port(ddr_port p) const { return ports_[static_cast<size_t>(p)]; }
+  const traffic_totals& cls(traffic_class c) const { return classes_[static_cast<size_t>(c)]; }
+  const traffic_totals& total() const { return total_; }
+
+  // Window w covers [w x window, (w + 1) x window) of simulated time.
+  const sc_core::sc_time& window() const { return window_; }
+  size_t window_count() const { return windows_.size(); }
+  uint64_t window_bytes(ddr_port p, size_t w) const;
+  uint64_t window_bytes(traffic_class c, size_t w) const;
+  // Highest window bandwidth, GB/s.
+  double peak_gbps(ddr_port p) const;
+  double peak_gbps(traffic_class c) const;
+  double peak_gbps_total() const;
+
+  // ddr_bandwidth.csv (window_start_ns, window_end_ns, kind, name, bytes,
+  // gbps; kind port or class; series that moved bytes, windows from the
+  // first active one) and ddr_totals.csv (one row per port, class and the
+  // total). Creates `dir`; throws std::runtime_error when it cannot write.
+  void write_csv(const std::string& dir) const;
+  // Totals per port, class and overall with bandwidth, utilisation, latency
+  // and queueing figures.
+  nlohmann::json summary() const;
+
+ private:
+  static constexpr size_t kSeries = kDdrPorts + kTrafficClasses;
+  using window_row = std::array<uint64_t, kSeries>;
+
+  double peak_of(size_t series) const;
+  nlohmann::json totals_json(const traffic_totals& t, double peak_gbps) const;
+  void spread(size_t port_series, size_t class_series, uint64_t start, uint64_t end,
+              uint64_t bytes);
+
+  sc_core::sc_time window_;
+  uint64_t window_ticks_;
+  double window_ns_;
+  double peak_bytes_per_s_;
+  double effective_bytes_per_s_;
+  std::array<traffic_totals, kDdrPorts> ports_;
+  std::array<traffic_totals, kTrafficClasses> classes_;
+  traffic_totals total_;
+  std::vector<window_row> windows_;
+};
+
+}  // namespace pccx::mem

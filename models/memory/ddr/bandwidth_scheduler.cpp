@@ -1,0 +1,95 @@
+#include "memory/ddr/bandwidth_scheduler.h"
+
+#include <algorithm>
+#include <cmath>
+#include <limits>
+
+namespace pccx::mem {
+
+namespace {
+double ticks_per_second() {
+  return 1.0 / sc_core::sc_get_time_resolution().to_seconds();
+}
+}  // namespace
+
+bandwidth_scheduler::bandwidth_scheduler(const ddr_params& params, const ddr_efficiency& efficiency)
+    : capacity_bytes_per_s_(efficiency.effective_bytes_per_s),
+      mixed_factor_(efficiency.mixed_factor),
+      caps_(params.port_cap_bytes_per_s),
+      horizon_ticks_(params.activity_horizon.value()),
+      policy_(make_arbitration_policy(params.arbitration, params.port_weights)),
+      timeline_(ticks_per_second()) {}
+
+sc_core::sc_time bandwidth_scheduler::port_busy_until(ddr_port p) const {
+  return sc_core::sc_time::from_value(ports_[static_cast<size_t>(p)].busy_until);
+}
+
+void bandwidth_scheduler::forget_before(const sc_core::sc_time& now) {
+  timeline_.forget_before(now.value());
+}
+
+const port_rates& bandwidth_scheduler::rates_for(port_mask busy, bool mixed) {
+  cached_rates& c = cache_[(busy.to_ulong() << 1) | (mixed ? 1u : 0u)];
+  if (!c.valid) {
+    c.rates = policy_->share(capacity_bytes_per_s_ * (mixed ? mixed_factor_ : 1.0), busy, caps_);
+    c.valid = true;
+  }
+  return c.rates;
+}
+
+ddr_grant bandwidth_scheduler::schedule(ddr_port port, bool write, const sc_core::sc_time& arrival,
+                                        uint64_t bytes) {
+  const size_t self = static_cast<size_t>(port);
+  port_state& me = ports_[self];
+  uint64_t begin = arrival.value();
+  if (me.used) begin = std::max(begin, me.busy_until);
+  const uint64_t ready = begin;
+
+  // The busy ports at `begin`, and what the policy gives each of them. A
+  // port the policy gives nothing (fixed priority, all taken) waits until
+  // one of the ports holding capacity goes idle, as far as is known now.
+  port_rates rates{};
+  bool mixed = false;
+  double capacity = capacity_bytes_per_s_;
+  for (size_t round = 0; round <= kDdrPorts; ++round) {
+    port_mask busy;
+    busy.set(self);
+    bool reads = !write, writes = write;
+    for (size_t p = 0; p < kDdrPorts; ++p) {
+      const port_state& s = ports_[p];
+      if (p == self || !s.used) continue;
+      if (s.period_start <= begin && begin < s.busy_until + horizon_ticks_) {
+        busy.set(p);
+        (s.write ? writes : reads) = true;
+      }
+    }
+    mixed = reads && writes;
+    capacity = capacity_bytes_per_s_ * (mixed ? mixed_factor_ : 1.0);
+    rates = rates_for(busy, mixed);
+    if (rates[self] > 0) break;
+    uint64_t lapse = std::numeric_limits<uint64_t>::max();
+    for (size_t p = 0; p < kDdrPorts; ++p)
+      if (busy[p] && p != self && rates[p] > 0)
+        lapse = std::min(lapse, ports_[p].busy_until + horizon_ticks_);
+    if (lapse == std::numeric_limits<uint64_t>::max()) break;
+    begin = lapse;
+  }
+  const double share = rates[self];
+
+  // Still nothing (cannot happen with the policies here): take what no
+  // reservation holds, up to the port's cap.
+  const double rate = share > 0 ? share : caps_[self];
+  const auto whole = [](double v) { return std::max<int64_t>(1, static_cast<int64_t>(v)); };
+  const capacity_timeline::interval iv =
+      timeline_.reserve(begin, bytes, whole(rate), whole(capacity));
+
+  if (!me.used || iv.start > me.busy_until + horizon_ticks_) me.period_start = iv.start;
+  me.used = true;
+  me.busy_until = iv.end;
+  me.write = write;
+
+  return {sc_core::sc_time::from_value(ready), sc_core::sc_time::from_value(iv.start),
+          sc_core::sc_time::from_value(iv.end), share, mixed};
+}
+
+}  // namespace pccx::mem

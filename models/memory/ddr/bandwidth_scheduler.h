@@ -1,0 +1,78 @@
+// The timing core of the DDR controller: when does a transfer of N bytes
+// through a port start and end, given everything already reserved?
+//
+// 1. The transfer can begin at max(arrival, the port's busy-until): a port
+//    moves one transfer at a time.
+// 2. At that moment the busy ports are those whose current busy period
+//    covers it, extended by the activity horizon (a decoupled initiator may
+//    not have called yet for a period it will use), plus the port itself.
+// 3. The DDR's effective bandwidth, times the mixed factor when the busy
+//    ports include both readers and writers, is split among them by the
+//    arbitration policy, each capped by its own port cap (water-filling).
+// 4. The transfer takes its share from the capacity timeline: at its share
+//    where the promised total leaves room, slower or later where it does
+//    not, so the total never exceeds the effective bandwidth.
+// A port the policy gives nothing (fixed priority) waits until a port that
+// holds capacity goes idle, as far as is known at the call, and tries again.
+// SystemC types only for time; no kernel interaction (no wait, no events).
+#pragma once
+
+#include <array>
+#include <cstdint>
+#include <memory>
+#include <systemc>
+
+#include "memory/common/traffic.h"
+#include "memory/ddr/arbitration_policy.h"
+#include "memory/ddr/capacity_timeline.h"
+#include "memory/ddr/ddr_efficiency.h"
+#include "memory/ddr/ddr_params.h"
+
+namespace pccx::mem {
+
+struct ddr_grant {
+  sc_core::sc_time ready;    // max(arrival, the port's busy-until): the port is free
+  sc_core::sc_time start;    // first byte moves
+  sc_core::sc_time end;      // last byte moved; the port is free again
+  double share_bytes_per_s;  // rate the policy gave (before the timeline)
+  bool mixed;                // the busy ports mixed reads and writes
+};
+
+class bandwidth_scheduler {
+ public:
+  bandwidth_scheduler(const ddr_params& params, const ddr_efficiency& efficiency);
+
+  ddr_grant schedule(ddr_port port, bool write, const sc_core::sc_time& arrival, uint64_t bytes);
+  // No arrival can be earlier than `now` any more (the kernel's time).
+  void forget_before(const sc_core::sc_time& now);
+
+  const arbitration_policy& policy() const { return *policy_; }
+  const capacity_timeline& timeline() const { return timeline_; }
+  sc_core::sc_time port_busy_until(ddr_port p) const;
+
+ private:
+  struct port_state {
+    bool used = false;
+    bool write = false;         // direction of the latest transfer
+    uint64_t period_start = 0;  // start of the current busy period, ticks
+    uint64_t busy_until = 0;    // end of the latest transfer, ticks
+  };
+
+  double capacity_bytes_per_s_;
+  double mixed_factor_;
+  port_rates caps_;
+  uint64_t horizon_ticks_;
+  std::unique_ptr<arbitration_policy> policy_;
+  // The policy's answer per busy set, for pure and for mixed traffic: the
+  // capacity and the caps are fixed, so the busy set decides.
+  struct cached_rates {
+    bool valid = false;
+    port_rates rates{};
+  };
+  std::array<cached_rates, 2u << kDdrPorts> cache_{};
+  const port_rates& rates_for(port_mask busy, bool mixed);
+  capacity_timeline timeline_;
+  std::array<port_state, kDdrPorts> ports_;
+};
+
+}  // namespace pccx::mem

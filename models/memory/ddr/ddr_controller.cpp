@@ -1,0 +1,204 @@
+#include "memory/ddr/ddr_controller.h"
+
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
+#include <stdexcept>
+#include <utility>
+
+#include "trace/trace_hub.h"
+
+namespace pccx::mem {
+
+using sc_core::sc_time;
+using trace::to_ns;
+
+namespace {
+
+using socket_array = std::array<ddr_controller::target_socket, kDdrPorts>;
+
+template <size_t... I>
+socket_array make_sockets(std::index_sequence<I...>) {
+  return {ddr_controller::target_socket(ddr_port_name(static_cast<ddr_port>(I)))...};
+}
+
+const ddr_params& checked(const ddr_params& p) {
+  if (p.size == 0) throw std::invalid_argument("DDR: size must be > 0");
+  if (p.base + p.size < p.base && p.base + p.size != 0)
+    throw std::invalid_argument("DDR: base + size wraps the address space");
+  for (double cap : p.port_cap_bytes_per_s)
+    if (!(cap > 0)) throw std::invalid_argument("DDR: port caps must be > 0");
+  if (p.window == sc_core::SC_ZERO_TIME)
+    throw std::invalid_argument("DDR: statistics window must be > 0");
+  return p;
+}
+
+std::string hex(uint64_t v) {
+  char buf[24];
+  std::snprintf(buf, sizeof buf, "0x%llx", static_cast<unsigned long long>(v));
+  return buf;
+}
+
+}  // namespace
+
+ddr_controller::ddr_controller(sc_core::sc_module_name name, const ddr_params& params)
+    : sc_core::sc_module(name),
+      socket(make_sockets(std::make_index_sequence<kDdrPorts>{})),
+      params_(checked(params)),
+      efficiency_(derive_efficiency(params.dram)),
+      log_(this->name()),
+      scheduler_(params_, efficiency_),
+      recorder_(params_.window, efficiency_.peak_bytes_per_s, efficiency_.effective_bytes_per_s),
+      store_(params_.size) {
+  for (size_t p = 0; p < kDdrPorts; ++p) {
+    socket[p].register_b_transport(this, &ddr_controller::b_transport, static_cast<int>(p));
+    socket[p].register_transport_dbg(this, &ddr_controller::transport_dbg, static_cast<int>(p));
+  }
+  PCCX_LOG(log_, debug,
+           "effective " << efficiency_.effective_bytes_per_s / 1e9 << " GB/s of "
+                        << efficiency_.peak_bytes_per_s / 1e9 << " GB/s peak ("
+                        << efficiency_model_name(efficiency_.model) << "), mixed x"
+                        << efficiency_.mixed_factor << ", " << scheduler_.policy().name());
+}
+
+bool ddr_controller::in_range(uint64_t address, uint64_t length) const {
+  if (address < params_.base) return false;
+  const uint64_t offset = address - params_.base;
+  return offset < params_.size && length <= params_.size - offset;
+}
+
+void ddr_controller::reject(tlm::tlm_generic_payload& tr, tlm::tlm_response_status status,
+                            ddr_port port, const std::string& why) const {
+  PCCX_LOG(log_, error,
+           ddr_port_name(port) << ": " << (tr.is_write() ? "write" : "read") << " of "
+                               << tr.get_data_length() << " bytes at " << hex(tr.get_address())
+                               << " rejected: " << why);
+  tr.set_response_status(status);
+}
+
+void ddr_controller::b_transport(int id, tlm::tlm_generic_payload& tr, sc_time& delay) {
+  const auto port = static_cast<ddr_port>(id);
+  const ddr_traffic* ext = tr.get_extension<ddr_traffic>();
+  if (!ext)
+    return reject(tr, tlm::TLM_GENERIC_ERROR_RESPONSE, port,
+                  "no ddr_traffic extension (every DDR transaction must name its port and "
+                  "traffic class)");
+  if (ext->port != port)
+    return reject(tr, tlm::TLM_GENERIC_ERROR_RESPONSE, port,
+                  std::string("ddr_traffic names port ") + ddr_port_name(ext->port) +
+                      " but arrived on socket " + ddr_port_name(port));
+  const tlm::tlm_command cmd = tr.get_command();
+  if (cmd == tlm::TLM_IGNORE_COMMAND) {
+    tr.set_response_status(tlm::TLM_OK_RESPONSE);
+    return;
+  }
+  const uint64_t address = tr.get_address();
+  const uint64_t length = tr.get_data_length();
+  if (!in_range(address, length))
+    return reject(
+        tr, tlm::TLM_ADDRESS_ERROR_RESPONSE, port,
+        "outside DDR [" + hex(params_.base) + ", " + hex(params_.base + params_.size) + ")");
+  if (tr.get_streaming_width() != 0 && tr.get_streaming_width() < length)
+    return reject(tr, tlm::TLM_BURST_ERROR_RESPONSE, port, "streaming bursts are not supported");
+  if (length == 0) {
+    tr.set_response_status(tlm::TLM_OK_RESPONSE);
+    return;
+  }
+  const bool write = cmd == tlm::TLM_WRITE_COMMAND;
+
+  if (params_.functional) {
+    uint8_t* data = tr.get_data_ptr();
+    if (!data)
+      return reject(tr, tlm::TLM_GENERIC_ERROR_RESPONSE, port,
+                    "no data pointer in functional mode");
+    const uint64_t offset = address - params_.base;
+    if (!write)
+      store_.read(offset, data, length);
+    else if (tr.get_byte_enable_ptr() && tr.get_byte_enable_length() > 0)
+      store_.write_enabled(offset, data, length, tr.get_byte_enable_ptr(),
+                           tr.get_byte_enable_length());
+    else
+      store_.write(offset, data, length);
+  }
+
+  const sc_time now = sc_core::sc_time_stamp();
+  scheduler_.forget_before(now);
+  ddr_access a;
+  a.port = port;
+  a.cls = ext->cls;
+  a.write = write;
+  a.address = address;
+  a.bytes = length;
+  a.arrival = now + delay;
+  const ddr_grant g = scheduler_.schedule(port, write, a.arrival, length);
+  a.start = g.start;
+  a.end = g.end;
+  a.completion = g.end + (write ? params_.write_latency : params_.read_latency);
+  // Waiting to start, plus the time the transfer took beyond what its port
+  // alone would need (both in whole ticks, as the timeline rounds).
+  const double tick_s = sc_core::sc_get_time_resolution().to_seconds();
+  const auto at_cap = static_cast<uint64_t>(
+      std::llround(static_cast<double>(length) / params_.port_cap_bytes_per_s[id] / tick_s));
+  const uint64_t took = (a.end - a.start).value();
+  a.queueing = (a.start - a.arrival) + sc_time::from_value(took > at_cap ? took - at_cap : 0);
+  a.port_wait = g.ready - a.arrival;
+
+  recorder_.record(a);
+  if (trace_) write_trace(a);
+  if (observer_) observer_(a);
+
+  delay = a.completion - now;
+  tr.set_response_status(tlm::TLM_OK_RESPONSE);
+}
+
+unsigned int ddr_controller::transport_dbg(int id, tlm::tlm_generic_payload& tr) {
+  const uint64_t address = tr.get_address();
+  const uint64_t length = tr.get_data_length();
+  if (!params_.functional || !tr.get_data_ptr() || !in_range(address, length)) {
+    PCCX_LOG(log_, debug,
+             ddr_port_name(static_cast<ddr_port>(id))
+                 << ": debug access at " << hex(address) << " not served ("
+                 << (!params_.functional ? "timing mode keeps no data" : "out of range") << ")");
+    return 0;
+  }
+  const uint64_t offset = address - params_.base;
+  if (tr.is_read())
+    store_.read(offset, tr.get_data_ptr(), length);
+  else if (tr.is_write())
+    store_.write(offset, tr.get_data_ptr(), length);
+  else
+    return 0;
+  tr.set_response_status(tlm::TLM_OK_RESPONSE);
+  return static_cast<unsigned int>(length);
+}
+
+void ddr_controller::write_trace(const ddr_access& a) {
+  nlohmann::ordered_json r;
+  r["t_ns"] = to_ns(a.arrival);
+  r["port"] = ddr_port_name(a.port);
+  r["class"] = traffic_class_name(a.cls);
+  r["dir"] = a.write ? "W" : "R";
+  r["addr"] = hex(a.address);
+  r["bytes"] = a.bytes;
+  r["start_ns"] = to_ns(a.start);
+  r["end_ns"] = to_ns(a.end);
+  r["latency_ns"] = to_ns(a.latency());
+  r["queueing_ns"] = to_ns(a.queueing);
+  r["port_wait_ns"] = to_ns(a.port_wait);
+  trace_->write(r);
+}
+
+nlohmann::json ddr_controller::summary() const {
+  nlohmann::json j;
+  j["mode"] = params_.functional ? "functional" : "timing";
+  j["arbitration"] = scheduler_.policy().name();
+  j["read_latency_ns"] = to_ns(params_.read_latency);
+  j["write_latency_ns"] = to_ns(params_.write_latency);
+  j["efficiency"] = nlohmann::json::parse(to_json(efficiency_).dump());
+  j["bandwidth"] = recorder_.summary();
+  j["store"] = {{"allocated_pages", store_.allocated_pages()},
+                {"allocated_bytes", store_.allocated_bytes()}};
+  return j;
+}
+
+}  // namespace pccx::mem

@@ -1,0 +1,87 @@
+// The PS DDR4 controller of the KV260 as the NPU and the CPU see it: one
+// TLM target socket per port (hp0..hp3, acp, cpu), a bandwidth model that
+// shares the DDR between busy ports (bandwidth_scheduler), a sparse backing
+// store for functional runs, and bandwidth statistics (bandwidth_recorder).
+//
+// b_transport never waits: it reserves the transfer on the DDR's timeline
+// and returns delay = completion - sc_time_stamp(), where completion is the
+// transfer end plus the read or write latency. Every transaction must carry
+// a ddr_traffic extension naming this socket's port (else
+// TLM_GENERIC_ERROR_RESPONSE) and an address in [base, base + size) (else
+// TLM_ADDRESS_ERROR_RESPONSE). In timing mode the data pointer may be null
+// and no data is kept. transport_dbg reads and writes the store without
+// timing (functional mode only). DMI is never granted: it would bypass the
+// bandwidth model. docs/memory-ddr.md describes the model.
+#pragma once
+
+#include <tlm_utils/simple_target_socket.h>
+
+#include <array>
+#include <functional>
+#include <nlohmann/json.hpp>
+#include <string>
+#include <systemc>
+#include <tlm>
+
+#include "log/logger.h"
+#include "memory/common/traffic.h"
+#include "memory/ddr/backing_store.h"
+#include "memory/ddr/bandwidth_recorder.h"
+#include "memory/ddr/bandwidth_scheduler.h"
+#include "memory/ddr/ddr_efficiency.h"
+#include "memory/ddr/ddr_params.h"
+#include "trace/jsonl_trace.h"
+
+namespace pccx::mem {
+
+class ddr_controller : public sc_core::sc_module {
+ public:
+  // Optional: a platform need not wire every port.
+  using target_socket = tlm_utils::simple_target_socket_tagged_optional<ddr_controller>;
+  using access_observer = std::function<void(const ddr_access&)>;
+
+  // Throws std::invalid_argument for parameters that make no sense (empty
+  // or wrapping address range, unknown policy, no bandwidth).
+  ddr_controller(sc_core::sc_module_name name, const ddr_params& params);
+
+  // Indexed by ddr_port: socket[0] is "hp0", ... socket[5] is "cpu".
+  std::array<target_socket, kDdrPorts> socket;
+  target_socket& port(ddr_port p) { return socket[static_cast<size_t>(p)]; }
+
+  const ddr_params& params() const { return params_; }
+  const ddr_efficiency& efficiency() const { return efficiency_; }
+  const bandwidth_scheduler& scheduler() const { return scheduler_; }
+  const bandwidth_recorder& recorder() const { return recorder_; }
+  const backing_store& store() const { return store_; }
+
+  // Model, mode, policy, the efficiency breakdown, the recorder's summary
+  // ("bandwidth") and the store's allocation.
+  nlohmann::json summary() const;
+  void write_csv(const std::string& dir) const { recorder_.write_csv(dir); }
+
+  // Optional per-transaction JSON Lines trace (not owned; nullptr = off):
+  // {t_ns (arrival), port, class, dir, addr, bytes, start_ns, end_ns,
+  //  latency_ns, queueing_ns, port_wait_ns}.
+  void set_trace(trace::jsonl_trace* t) { trace_ = t; }
+  // Optional callback per timed transaction (tests, custom statistics).
+  void set_observer(access_observer f) { observer_ = std::move(f); }
+
+ private:
+  void b_transport(int id, tlm::tlm_generic_payload& tr, sc_core::sc_time& delay);
+  unsigned int transport_dbg(int id, tlm::tlm_generic_payload& tr);
+  bool in_range(uint64_t address, uint64_t length) const;
+  void reject(tlm::tlm_generic_payload& tr, tlm::tlm_response_status status, ddr_port port,
+              const std::string& why) const;
+  void write_trace(const ddr_access& a);
+
+  ddr_params params_;
+  ddr_efficiency efficiency_;
+  log::logger log_;
+  bandwidth_scheduler scheduler_;
+  bandwidth_recorder recorder_;
+  backing_store store_;
+  trace::jsonl_trace* trace_ = nullptr;
+  access_observer observer_;
+};
+
+}  // namespace pccx::mem

@@ -1,0 +1,422 @@
+#include "memory/dma/dma_channel.h"
+
+#include <algorithm>
+#include <cinttypes>
+#include <cstdio>
+#include <cstring>
+#include <stdexcept>
+
+#include "pccx_dma.h"
+
+namespace pccx::mem {
+
+using sc_core::sc_time;
+using sc_core::SC_ZERO_TIME;
+
+namespace {
+
+std::string hex(uint64_t v) {
+  char buf[24];
+  std::snprintf(buf, sizeof buf, "0x%" PRIx64, v);
+  return buf;
+}
+
+// Transactions of at most block_bytes, small enough that `outstanding` of
+// them fit the FIFO together, and a multiple of the alignment when possible.
+uint32_t effective_block(const dma_channel_params& p, uint64_t fifo_capacity) {
+  const uint64_t align = std::max<uint32_t>(1, p.alignment_bytes);
+  uint64_t b =
+      std::min<uint64_t>(p.block_bytes, fifo_capacity / std::max<uint32_t>(1, p.outstanding));
+  b -= b % align;
+  if (b == 0) b = align;
+  b = std::min<uint64_t>(b, fifo_capacity);
+  return static_cast<uint32_t>(std::max<uint64_t>(1, b));
+}
+
+}  // namespace
+
+dma_channel_params dma_channel_params::for_page(unsigned n) {
+  dma_channel_params p;
+  p.page = n;
+  if (n <= PCCX_DMA_HP3) {
+    p.port = static_cast<ddr_port>(n);
+    p.direction = dma_direction::ddr_to_stream;
+    p.default_class = traffic_class::weights;
+  } else if (n == PCCX_DMA_ACP_FMAP || n == PCCX_DMA_ACP_RESULT) {
+    p.port = ddr_port::acp;
+    p.direction =
+        n == PCCX_DMA_ACP_FMAP ? dma_direction::ddr_to_stream : dma_direction::stream_to_ddr;
+    p.default_class = traffic_class::activations;
+  } else {
+    throw std::invalid_argument("no DMA channel page " + std::to_string(n));
+  }
+  return p;
+}
+
+dma_channel::dma_channel(sc_core::sc_module_name name, const dma_channel_params& params,
+                         stream_fifo& fifo)
+    : sc_core::sc_module(name),
+      mmio("mmio"),
+      ddr("ddr"),
+      params_(params),
+      fifo_(fifo),
+      block_(effective_block(params, fifo.capacity())),
+      log_(sc_core::sc_module::name()),
+      traffic_(params.port, params.default_class),
+      cls_(params.default_class) {
+  if (params_.outstanding == 0 || params_.descriptor_depth == 0 || params_.status_depth == 0 ||
+      params_.alignment_bytes == 0)
+    throw std::invalid_argument(std::string(name) +
+                                ": outstanding, depths and alignment must be at least 1");
+  if (params_.functional != fifo_.functional())
+    throw std::invalid_argument(std::string(name) + ": channel and FIFO " + fifo_.name() +
+                                " disagree on functional mode");
+  mmio.register_b_transport(this, &dma_channel::b_transport);
+  mmio.register_transport_dbg(this, &dma_channel::transport_dbg);
+  if (params_.functional) buffer_.resize(block_);
+  tx_.set_extension(&traffic_);
+  SC_THREAD(run);
+}
+
+dma_channel::~dma_channel() {
+  tx_.clear_extension(&traffic_);  // owned here, not by the payload
+}
+
+std::string dma_channel::register_name(uint64_t offset) {
+  switch (offset) {
+    case PCCX_DMA_REG_ADDR_LO: return "ADDR_LO";
+    case PCCX_DMA_REG_ADDR_HI: return "ADDR_HI";
+    case PCCX_DMA_REG_BYTES: return "BYTES";
+    case PCCX_DMA_REG_PUSH: return "PUSH";
+    case PCCX_DMA_REG_STS_POP: return "STS_POP";
+    case PCCX_DMA_REG_FLAGS: return "FLAGS";
+    case PCCX_DMA_REG_CMD_LVL: return "CMD_LVL";
+    case PCCX_DMA_REG_STS_LVL: return "STS_LVL";
+    case PCCX_DMA_REG_ERR: return "ERR";
+    case PCCX_DMA_REG_CLASS: return "CLASS";
+    case PCCX_DMA_REG_BYTES_DONE_LO: return "BYTES_DONE_LO";
+    case PCCX_DMA_REG_BYTES_DONE_HI: return "BYTES_DONE_HI";
+    case PCCX_DMA_REG_DEPTH: return "DEPTH";
+    case PCCX_DMA_REG_INFO: return "INFO";
+    default: return "";
+  }
+}
+
+// ---------------------------------------------------------------- thread
+
+void dma_channel::set_local(const sc_time& t) {
+  const sc_time now = sc_core::sc_time_stamp();
+  qk_.set(t > now ? t - now : SC_ZERO_TIME);
+}
+
+void dma_channel::run() {
+  qk_.reset();
+  for (;;) {
+    if (queue_.empty()) {
+      qk_.sync();  // idle from the end of the local work on
+      while (queue_.empty()) wait(cmd_pushed_);
+    }
+    const descriptor d = queue_.front();
+    queue_.pop_front();
+    cmd_popped_.notify(SC_ZERO_TIME);
+    move(d);
+  }
+}
+
+uint32_t dma_channel::check(const descriptor& d, std::string& reason) const {
+  uint32_t e = 0;
+  auto because = [&](uint32_t bit, const std::string& why) {
+    e |= bit;
+    reason += (reason.empty() ? "" : "; ") + why;
+  };
+  if (d.bytes == 0) because(PCCX_DMA_ERR_ZERO_LENGTH, "zero length");
+  const uint64_t base = params_.ddr_base, size = params_.ddr_size;
+  if (d.addr < base || d.addr - base >= size || d.bytes > size - (d.addr - base))
+    because(PCCX_DMA_ERR_RANGE, "[" + hex(d.addr) + ", " + hex(d.addr + d.bytes) +
+                                    ") is not inside DDR [" + hex(base) + ", " + hex(base + size) +
+                                    ")");
+  const uint32_t align = params_.alignment_bytes;
+  if (d.addr % align != 0)
+    because(PCCX_DMA_ERR_ALIGN_ADDR,
+            "address " + hex(d.addr) + " is not a multiple of " + std::to_string(align));
+  if (d.bytes % align != 0)
+    because(PCCX_DMA_ERR_ALIGN_LEN,
+            "length " + std::to_string(d.bytes) + " is not a multiple of " + std::to_string(align));
+  return e;
+}
+
+void dma_channel::fault(const descriptor& d, uint32_t errors, const std::string& reason) {
+  err_ |= errors;
+  ++stats_.errors;
+  PCCX_LOG(log_, warning,
+           "descriptor #" << d.seq << " (tag " << d.tag << ", " << hex(d.addr) << ", " << d.bytes
+                          << " bytes) dropped: " << reason);
+  if (on_fault) on_fault({params_.page, d.seq, d.addr, d.bytes, d.tag, errors, reason});
+}
+
+void dma_channel::post_status(const descriptor& d, uint32_t errors, const sc_time& at) {
+  if (status_.size() >= params_.status_depth) {
+    // The status stream backpressures the channel until firmware pops.
+    qk_.sync();
+    const sc_time t0 = sc_core::sc_time_stamp();
+    PCCX_LOG(log_, debug, "status queue full, holding descriptor #" << d.seq);
+    while (status_.size() >= params_.status_depth) wait(status_popped_);
+    stats_.stall += sc_core::sc_time_stamp() - t0;
+  }
+  const uint32_t word = PCCX_DMA_STS_VALID | ((errors & 0xFFu) << 8) | (d.tag & PCCX_DMA_TAG_MASK);
+  status_.push_back({word, std::max(at, local_now())});
+  if (errors == 0) pending_done_.push_back(std::max(at, local_now()));
+}
+
+void dma_channel::move(const descriptor& d) {
+  set_local(std::max(local_now(), d.arrival));
+  const sc_time start = local_now();
+  active_ = true;
+
+  std::string reason;
+  if (const uint32_t errors = check(d, reason)) {
+    fault(d, errors, reason);
+    post_status(d, errors, start);
+    active_ = false;
+    return;
+  }
+
+  const bool to_ddr = params_.direction == dma_direction::stream_to_ddr;
+  traffic_.cls = d.cls;
+  std::deque<sc_time> in_flight;  // completion times of this descriptor's blocks
+  sc_time last = start;
+  uint64_t addr = d.addr;
+  uint64_t left = d.bytes;
+  while (left > 0) {
+    const uint32_t n = static_cast<uint32_t>(std::min<uint64_t>(block_, left));
+    if (in_flight.size() >= params_.outstanding) {
+      set_local(std::max(local_now(), in_flight.front()));
+      in_flight.pop_front();
+    }
+    uint8_t* data = params_.functional ? buffer_.data() : nullptr;
+    if (!to_ddr) {
+      if (!fifo_.try_reserve(n)) {  // FIFO full: wait for the consumer
+        qk_.sync();
+        const sc_time t0 = sc_core::sc_time_stamp();
+        fifo_.reserve(n);
+        stats_.stall += sc_core::sc_time_stamp() - t0;
+      }
+    } else if (auto ready = fifo_.try_pop(n, data, local_now())) {
+      set_local(*ready);
+    } else {  // FIFO empty: wait for the producer
+      qk_.sync();
+      const sc_time t0 = sc_core::sc_time_stamp();
+      fifo_.pop(n, data);
+      stats_.stall += sc_core::sc_time_stamp() - t0;
+    }
+
+    tx_.set_command(to_ddr ? tlm::TLM_WRITE_COMMAND : tlm::TLM_READ_COMMAND);
+    tx_.set_address(addr);
+    tx_.set_data_ptr(data);
+    tx_.set_data_length(n);
+    tx_.set_streaming_width(n);
+    tx_.set_byte_enable_ptr(nullptr);
+    tx_.set_dmi_allowed(false);
+    tx_.set_response_status(tlm::TLM_INCOMPLETE_RESPONSE);
+    sc_time delay = qk_.get_local_time();
+    ddr->b_transport(tx_, delay);
+    ++stats_.transactions;
+    if (!tx_.is_response_ok()) {
+      if (!to_ddr) fifo_.unreserve(n);
+      fault(d, PCCX_DMA_ERR_BUS,
+            "DDR answered " + tx_.get_response_string() + " for " + std::to_string(n) +
+                " bytes at " + hex(addr) + " (the rest of the descriptor is not moved)");
+      post_status(d, PCCX_DMA_ERR_BUS, std::max(last, local_now()));
+      active_ = false;
+      return;
+    }
+    const sc_time completion = sc_core::sc_time_stamp() + delay;
+    if (!to_ddr) fifo_.push(n, completion, data);
+    in_flight.push_back(completion);
+    in_flight_bytes_.push_back({completion, n});
+    last = std::max(last, completion);
+    addr += n;
+    left -= n;
+    if (qk_.need_sync()) qk_.sync();
+  }
+
+  // Busy time is the union of the descriptors' [start, last completion].
+  const sc_time from = std::max(start, busy_end_);
+  if (last > from) stats_.busy += last - from;
+  busy_end_ = std::max(busy_end_, last);
+  busy_until_ = std::max(busy_until_, last);
+  PCCX_LOG(log_, debug,
+           "descriptor #" << d.seq << " (tag " << d.tag << ", " << d.bytes << " bytes at "
+                          << hex(d.addr) << ", " << traffic_class_name(d.cls) << ") done at "
+                          << last);
+  post_status(d, 0, last);
+  active_ = false;
+}
+
+// ---------------------------------------------------------------- state
+
+void dma_channel::mature(const sc_time& now) {
+  while (!in_flight_bytes_.empty() && in_flight_bytes_.front().first <= now) {
+    stats_.bytes_done += in_flight_bytes_.front().second;
+    in_flight_bytes_.pop_front();
+  }
+  while (!pending_done_.empty() && pending_done_.front() <= now) {
+    ++stats_.descriptors_done;
+    pending_done_.pop_front();
+  }
+}
+
+const dma_channel::stats& dma_channel::statistics() {
+  mature(sc_core::sc_time_stamp());
+  return stats_;
+}
+
+bool dma_channel::busy() const {
+  return !queue_.empty() || active_ || busy_until_ > sc_core::sc_time_stamp();
+}
+
+uint32_t dma_channel::ready_statuses(const sc_time& now) const {
+  uint32_t n = 0;
+  for (const status_entry& s : status_) {
+    if (s.ready > now) break;
+    ++n;
+  }
+  return n;
+}
+
+uint32_t dma_channel::flags(const sc_time& now) const {
+  uint32_t f = 0;
+  if (queue_.empty()) f |= PCCX_DMA_FLAG_CMD_EMPTY;
+  if (queue_.size() >= params_.descriptor_depth) f |= PCCX_DMA_FLAG_CMD_FULL;
+  const uint32_t ready = ready_statuses(now);
+  if (ready == 0) f |= PCCX_DMA_FLAG_STS_EMPTY;
+  if (ready >= params_.status_depth) f |= PCCX_DMA_FLAG_STS_FULL;
+  if (busy()) f |= PCCX_DMA_FLAG_BUSY;
+  if (err_ != 0) f |= PCCX_DMA_FLAG_ERROR;
+  return f;
+}
+
+// ---------------------------------------------------------------- registers
+
+bool dma_channel::read(uint32_t offset, uint32_t& value, bool debug) {
+  const sc_time now = sc_core::sc_time_stamp();
+  switch (offset) {
+    case PCCX_DMA_REG_ADDR_LO: value = addr_lo_; return true;
+    case PCCX_DMA_REG_ADDR_HI: value = addr_hi_; return true;
+    case PCCX_DMA_REG_BYTES: value = bytes_; return true;
+    case PCCX_DMA_REG_STS_POP:
+      value = PCCX_DMA_STS_EMPTY;
+      if (!status_.empty() && status_.front().ready <= now) {
+        value = status_.front().word;
+        if (!debug) {
+          status_.pop_front();
+          status_popped_.notify(SC_ZERO_TIME);
+        }
+      }
+      return true;
+    case PCCX_DMA_REG_FLAGS: value = flags(now); return true;
+    case PCCX_DMA_REG_CMD_LVL: value = static_cast<uint32_t>(queue_.size()); return true;
+    case PCCX_DMA_REG_STS_LVL: value = ready_statuses(now); return true;
+    case PCCX_DMA_REG_ERR: value = err_; return true;
+    case PCCX_DMA_REG_CLASS: value = static_cast<uint32_t>(cls_); return true;
+    case PCCX_DMA_REG_BYTES_DONE_LO:
+      mature(now);
+      value = static_cast<uint32_t>(stats_.bytes_done);
+      if (!debug) latched_hi_ = static_cast<uint32_t>(stats_.bytes_done >> 32);
+      return true;
+    case PCCX_DMA_REG_BYTES_DONE_HI:
+      mature(now);
+      value = debug ? static_cast<uint32_t>(stats_.bytes_done >> 32) : latched_hi_;
+      return true;
+    case PCCX_DMA_REG_DEPTH:
+      value = std::min<uint32_t>(params_.descriptor_depth, 0xFFFF) |
+              (std::min<uint32_t>(params_.status_depth, 0xFFFF) << 16);
+      return true;
+    case PCCX_DMA_REG_INFO:
+      value = (params_.direction == dma_direction::stream_to_ddr ? PCCX_DMA_INFO_TO_DDR : 0u) |
+              (static_cast<uint32_t>(params_.port) << 8);
+      return true;
+    default: return false;
+  }
+}
+
+bool dma_channel::write(uint32_t offset, uint32_t value, sc_time& delay) {
+  switch (offset) {
+    case PCCX_DMA_REG_ADDR_LO: addr_lo_ = value; return true;
+    case PCCX_DMA_REG_ADDR_HI: addr_hi_ = value; return true;
+    case PCCX_DMA_REG_BYTES: bytes_ = value; return true;
+    case PCCX_DMA_REG_PUSH: {
+      if (queue_.size() >= params_.descriptor_depth) {
+        // Held like a deasserted awready: catch up, then wait for a slot.
+        wait(delay);
+        delay = SC_ZERO_TIME;
+        PCCX_LOG(log_, debug,
+                 "descriptor queue full (" << params_.descriptor_depth << "), holding PUSH");
+        while (queue_.size() >= params_.descriptor_depth) wait(cmd_popped_);
+      }
+      descriptor d;
+      d.seq = pushed_++;
+      d.addr = (static_cast<uint64_t>(addr_hi_) << 32) | addr_lo_;
+      d.bytes = bytes_;
+      d.tag = value & PCCX_DMA_TAG_MASK;
+      d.cls = cls_;
+      d.arrival = sc_core::sc_time_stamp() + delay;
+      queue_.push_back(d);
+      cmd_pushed_.notify(SC_ZERO_TIME);
+      return true;
+    }
+    case PCCX_DMA_REG_ERR: err_ &= ~value; return true;  // write 1 to clear
+    case PCCX_DMA_REG_CLASS:
+      if (value > PCCX_DMA_CLASS_LAST) {
+        err_ |= PCCX_DMA_ERR_CLASS;
+        PCCX_LOG(log_, warning,
+                 "CLASS write of " << value << " ignored: classes are 0.." << PCCX_DMA_CLASS_LAST);
+      } else {
+        cls_ = static_cast<traffic_class>(value);
+      }
+      return true;
+    default: return false;
+  }
+}
+
+bool dma_channel::access(tlm::tlm_generic_payload& tx, sc_time* delay) {
+  const uint64_t offset = tx.get_address();
+  if (tx.get_data_length() != 4 || (offset & 3) != 0 || tx.get_byte_enable_ptr()) {
+    tx.set_response_status(tlm::TLM_BURST_ERROR_RESPONSE);
+    return false;
+  }
+  uint32_t value = 0;
+  if (tx.is_read()) {
+    // State registers are read at the caller's time, not a quantum early.
+    if (delay && *delay > SC_ZERO_TIME) {
+      wait(*delay);
+      *delay = SC_ZERO_TIME;
+    }
+    if (!read(static_cast<uint32_t>(offset), value, delay == nullptr)) {
+      tx.set_response_status(register_name(offset).empty() ? tlm::TLM_ADDRESS_ERROR_RESPONSE
+                                                           : tlm::TLM_COMMAND_ERROR_RESPONSE);
+      return false;
+    }
+    std::memcpy(tx.get_data_ptr(), &value, 4);
+  } else if (tx.is_write()) {
+    std::memcpy(&value, tx.get_data_ptr(), 4);
+    if (!delay || !write(static_cast<uint32_t>(offset), value, *delay)) {
+      // Debug writes have no effect; read-only registers refuse writes.
+      tx.set_response_status(register_name(offset).empty() ? tlm::TLM_ADDRESS_ERROR_RESPONSE
+                                                           : tlm::TLM_COMMAND_ERROR_RESPONSE);
+      return false;
+    }
+  }
+  tx.set_response_status(tlm::TLM_OK_RESPONSE);
+  return true;
+}
+
+void dma_channel::b_transport(tlm::tlm_generic_payload& tx, sc_time& delay) {
+  access(tx, &delay);
+}
+
+unsigned int dma_channel::transport_dbg(tlm::tlm_generic_payload& tx) {
+  return access(tx, nullptr) ? 4u : 0u;
+}
+
+}  // namespace pccx::mem

@@ -1,0 +1,82 @@
+#include "memory/l2/l2_memory.h"
+
+#include <algorithm>
+#include <cstring>
+
+namespace pccx::mem {
+
+using sc_core::sc_time;
+
+l2_memory::l2_memory(std::string name, const l2_params& params)
+    : name_(std::move(name)), params_(params) {
+  if (params_.words == 0 || params_.ports == 0 || params_.ports > 2)
+    throw std::invalid_argument(name_ + ": L2 needs at least one word and 1 or 2 ports");
+  if (params_.functional) data_.assign(static_cast<size_t>(params_.words) * kWordBytes, 0);
+}
+
+unsigned l2_memory::physical(unsigned port) const {
+  if (port > 1) throw std::invalid_argument(name_ + ": no L2 port " + std::to_string(port));
+  return std::min(port, params_.ports - 1);  // a single-ported L2 serves both sides on port 0
+}
+
+void l2_memory::check(uint64_t first_word, uint64_t words, const char* what) const {
+  if (words == 0) throw std::invalid_argument(name_ + ": zero-word " + what);
+  if (first_word >= params_.words || words > params_.words - first_word)
+    throw l2_range_error(name_ + ": " + what + " of words " + std::to_string(first_word) + ".." +
+                             std::to_string(first_word + words - 1) +
+                             " goes beyond the last L2 word " + std::to_string(params_.words - 1),
+                         first_word, words, params_.words);
+}
+
+sc_time l2_memory::reserve(unsigned port, uint32_t words, const sc_time& earliest) {
+  const unsigned p = physical(port);
+  const sc_time start = std::max(earliest, free_at_[p]);
+  const sc_time occupied = params_.period * static_cast<double>(words);
+  free_at_[p] = start + occupied;
+  stats_[p].busy += occupied;
+  return start;
+}
+
+sc_time l2_memory::read(unsigned port, uint32_t first_word, uint32_t words, uint8_t* out,
+                        const sc_time& earliest) {
+  check(first_word, words, "read");
+  const sc_time start = reserve(port, words, earliest);
+  stats_[physical(port)].words_read += words;
+  if (out) debug_read(first_word, words, out);
+  return start + params_.period * static_cast<double>(words + params_.read_latency_cycles);
+}
+
+sc_time l2_memory::write(unsigned port, uint32_t first_word, uint32_t words, const uint8_t* data,
+                         const sc_time& earliest) {
+  check(first_word, words, "write");
+  const sc_time start = reserve(port, words, earliest);
+  stats_[physical(port)].words_written += words;
+  if (data) debug_write(first_word, words, data);
+  return start + params_.period * static_cast<double>(words);
+}
+
+sc_time l2_memory::port_free_at(unsigned port) const {
+  return free_at_[physical(port)];
+}
+
+void l2_memory::debug_read(uint32_t first_word, uint32_t words, uint8_t* out) const {
+  check(first_word, words, "read");
+  const size_t bytes = static_cast<size_t>(words) * kWordBytes;
+  if (params_.functional)
+    std::memcpy(out, &data_[static_cast<size_t>(first_word) * kWordBytes], bytes);
+  else
+    std::memset(out, 0, bytes);
+}
+
+void l2_memory::debug_write(uint32_t first_word, uint32_t words, const uint8_t* data) {
+  check(first_word, words, "write");
+  if (!params_.functional) return;
+  std::memcpy(&data_[static_cast<size_t>(first_word) * kWordBytes], data,
+              static_cast<size_t>(words) * kWordBytes);
+}
+
+const l2_memory::port_stats& l2_memory::statistics(unsigned port) const {
+  return stats_[physical(port)];
+}
+
+}  // namespace pccx::mem

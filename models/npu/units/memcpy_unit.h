@@ -1,0 +1,72 @@
+// The MEMCPY execution unit (bound as unit_kind::dma): moves 128-bit words
+// between the L2 and the ACP stream FIFOs, or inside the L2.
+//
+//   host->L2  pops the ACP_FMAP stream FIFO, writes L2 port 0 at `dest`;
+//   L2->host  reads L2 port 0 at `src`, pushes into the ACP_RESULT FIFO;
+//   L2->L2    reads L2 port 1 at `src`, writes L2 port 0 at `dest`;
+//   KV append is not in this platform (PCCX_ERR_INVALID_ROUTE).
+//
+// The length is ceil(X*Y*Z / 8) words, (X, Y, Z) = fmap_shape[shape_ptr],
+// resolved by the command processor. Words move in chunks of up to
+// `chunk_words` through the L2 port reservations and FIFO time stamps, so
+// the transfer is pipelined at one word per clock without a wait per word;
+// the unit's thread is temporally decoupled (global quantum) and blocks only
+// on an empty or full FIFO. It retires when the last word is written to L2
+// (host->L2, L2->L2) or has entered the ACP_RESULT FIFO (L2->host); the
+// bytes are in DDR when the ACP_RESULT channel reports its descriptor done.
+#pragma once
+
+#include <tlm.h>  // before the quantum keeper, which does not include it
+#include <tlm_utils/tlm_quantumkeeper.h>
+
+#include <cstdint>
+#include <systemc>
+#include <vector>
+
+#include "memory/dma/stream_fifo.h"
+#include "memory/l2/l2_memory.h"
+#include "npu/core/threaded_unit.h"
+
+namespace pccx::npu {
+
+struct memcpy_unit_params {
+  uint32_t chunk_words = 16;  // words per pipeline step (trace resolution vs. speed)
+};
+
+class memcpy_unit : public threaded_unit {
+ public:
+  memcpy_unit(sc_core::sc_module_name name, const memcpy_unit_params& params, mem::l2_memory& l2,
+              mem::stream_fifo& from_host, mem::stream_fifo& to_host);
+
+  struct stats {
+    uint64_t instructions = 0;
+    uint64_t words_host_to_l2 = 0;
+    uint64_t words_l2_to_host = 0;
+    uint64_t words_l2_to_l2 = 0;
+    sc_core::sc_time stall;  // waiting on an empty ACP_FMAP or a full ACP_RESULT FIFO
+  };
+  const stats& statistics() const { return stats_; }
+
+ protected:
+  result execute(const dispatched_instruction& d) override;
+
+ private:
+  sc_core::sc_time local() const { return qk_.get_current_time(); }
+  void advance_to(const sc_core::sc_time& t);  // local time forward, sync on quantum
+  void sync_to(const sc_core::sc_time& t);     // wait until the kernel reaches t
+
+  void host_to_l2(uint32_t dest, uint32_t words);
+  void l2_to_host(uint32_t src, uint32_t words);
+  void l2_to_l2(uint32_t src, uint32_t dest, uint32_t words);
+
+  memcpy_unit_params params_;
+  mem::l2_memory& l2_;
+  mem::stream_fifo& from_host_;
+  mem::stream_fifo& to_host_;
+  std::vector<uint8_t> buffer_;  // one chunk
+  tlm_utils::tlm_quantumkeeper qk_;
+  sc_core::sc_time end_;  // completion of the last word of the current instruction
+  stats stats_;
+};
+
+}  // namespace pccx::npu

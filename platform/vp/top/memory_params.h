@@ -1,0 +1,15 @@
+// The configuration of the memory system converted once into what the
+// memory models consume (the DDR controller's runtime parameters).
+#pragma once
+
+#include "config/platform_config.h"
+#include "memory/ddr/ddr_params.h"
+
+namespace pccx::vp {
+
+// ddr.*, memory_map.ddr_base/ddr_size, clocks.axi_mhz (HP/ACP port caps),
+// simulation.mode, simulation.quantum_ns (activity horizon) and
+// stats.window_ns.
+pccx::mem::ddr_params make_ddr_params(const pccx::config::platform_config& cfg);
+
+}  // namespace pccx::vp

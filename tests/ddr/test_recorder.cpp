@@ -1,0 +1,189 @@
+// Bandwidth statistics: the windowed CSV adds up to the bytes moved per port
+// and per class, the totals CSV and the JSON summary agree, and the
+// per-transaction trace has one record per transaction.
+#include <gtest/gtest.h>
+
+#include <cstdio>
+#include <filesystem>
+#include <fstream>
+#include <map>
+#include <memory>
+#include <sstream>
+
+#include "ddr_test_bench.h"
+#include "trace/jsonl_trace.h"
+
+namespace pccx::test {
+namespace {
+
+using mem::ddr_port;
+using mem::traffic_class;
+
+constexpr uint64_t kMiB = 1024 * 1024;
+
+std::string temp_dir(const std::string& name) {
+  const auto dir = std::filesystem::temp_directory_path() /
+                   ("pccx_ddr_" + name + "_" + std::to_string(::getpid()));
+  std::filesystem::remove_all(dir);
+  return dir.string();
+}
+
+std::vector<std::vector<std::string>> read_csv(const std::string& path) {
+  std::vector<std::vector<std::string>> rows;
+  std::ifstream in(path);
+  std::string line;
+  while (std::getline(in, line)) {
+    std::vector<std::string> cells;
+    std::stringstream ss(line);
+    std::string cell;
+    while (std::getline(ss, cell, ',')) cells.push_back(cell);
+    rows.push_back(cells);
+  }
+  return rows;
+}
+
+// Four streams of different ports, classes and directions, started at
+// different times so the windows see changing mixes.
+void mixed_traffic(ddr_system& sys) {
+  stream_job job;
+  job.bytes = 3 * kMiB + 1234 * 16;
+  job.block_bytes = 4096;
+  job.cls = traffic_class::weights;
+  sys.add(job);
+  job.port = ddr_port::hp2;
+  job.cls = traffic_class::kv_read;
+  job.address = 16 * kMiB;
+  job.block_bytes = 1536;
+  job.start_at = sc_time(37, SC_US);
+  sys.add(job);
+  job.port = ddr_port::acp;
+  job.cls = traffic_class::kv_write;
+  job.write = true;
+  job.address = 32 * kMiB;
+  job.bytes = 1 * kMiB;
+  job.block_bytes = 64;
+  job.start_at = sc_time(100, SC_US);
+  sys.add(job);
+  job.port = ddr_port::cpu;
+  job.cls = traffic_class::host;
+  job.address = 48 * kMiB;
+  job.bytes = 200000;
+  job.block_bytes = 100;
+  job.start_at = sc_time(5, SC_US);
+  sys.add(job);
+}
+
+TEST(DdrRecorder, WindowedCsvAddsUpToBytesMoved) {
+  ddr_system sys({"stats.window_ns=7000"});
+  mixed_traffic(sys);
+  run_all();
+
+  std::map<std::string, uint64_t> moved_port, moved_class;
+  for (const auto& s : sys.streams) {
+    ASSERT_TRUE(s->done && !s->failed);
+    moved_port[mem::ddr_port_name(s->job.port)] += s->bytes_done;
+    moved_class[mem::traffic_class_name(s->job.cls)] += s->bytes_done;
+  }
+
+  const std::string dir = temp_dir("csv");
+  sys.ddr->write_csv(dir);
+  const auto rows = read_csv(dir + "/ddr_bandwidth.csv");
+  ASSERT_GT(rows.size(), 10u);
+  EXPECT_EQ(rows[0], (std::vector<std::string>{"window_start_ns", "window_end_ns", "kind", "name",
+                                               "bytes", "gbps"}));
+  std::map<std::string, uint64_t> csv_port, csv_class;
+  for (size_t i = 1; i < rows.size(); ++i) {
+    ASSERT_EQ(rows[i].size(), 6u);
+    const double lo = std::stod(rows[i][0]), hi = std::stod(rows[i][1]);
+    EXPECT_DOUBLE_EQ(hi - lo, 7000.0);
+    const uint64_t bytes = std::stoull(rows[i][4]);
+    EXPECT_NEAR(std::stod(rows[i][5]), bytes / 7000.0, 1e-6);
+    (rows[i][2] == "port" ? csv_port : csv_class)[rows[i][3]] += bytes;
+  }
+  EXPECT_EQ(csv_port, moved_port);
+  EXPECT_EQ(csv_class, moved_class);
+
+  // Totals: CSV, JSON summary and the initiators agree.
+  const auto summary = sys.ddr->recorder().summary();
+  const auto totals = read_csv(dir + "/ddr_totals.csv");
+  ASSERT_EQ(totals.size(), 1u + mem::kDdrPorts + mem::kTrafficClasses + 1u);
+  uint64_t all = 0;
+  for (size_t i = 1; i < totals.size(); ++i) {
+    const auto& r = totals[i];
+    const std::string kind = r[0], name = r[1];
+    const uint64_t bytes = std::stoull(r[3]);
+    if (kind == "total") {
+      EXPECT_EQ(bytes, summary["total"]["bytes"].get<uint64_t>());
+      continue;
+    }
+    const auto& j = summary[kind == "port" ? "ports" : "classes"][name];
+    EXPECT_EQ(bytes, j["bytes"].get<uint64_t>()) << name;
+    EXPECT_EQ(bytes, (kind == "port" ? moved_port : moved_class)[name]) << name;
+    EXPECT_EQ(std::stoull(r[2]), j["transactions"].get<uint64_t>()) << name;
+    EXPECT_NEAR(std::stod(r[9]), j["avg_gbps"].get<double>(), 1e-6) << name;
+    if (kind == "port") all += bytes;
+  }
+  EXPECT_EQ(all, summary["total"]["bytes"].get<uint64_t>());
+  EXPECT_EQ(summary["ports"]["hp0"]["transactions"].get<uint64_t>(),
+            (3 * kMiB + 1234 * 16 + 4095) / 4096);
+  EXPECT_EQ(summary["ports"]["acp"]["write_bytes"].get<uint64_t>(), 1 * kMiB);
+  // Average = bytes / (last completion - first arrival).
+  const auto& hp2 = summary["ports"]["hp2"];
+  EXPECT_NEAR(hp2["avg_gbps"].get<double>(),
+              hp2["bytes"].get<double>() /
+                  (hp2["last_completion_ns"].get<double>() - hp2["first_arrival_ns"].get<double>()),
+              1e-9);
+  EXPECT_DOUBLE_EQ(hp2["first_arrival_ns"].get<double>(), 37000.0);
+  EXPECT_LE(summary["total"]["peak_gbps"].get<double>(),
+            summary["effective_gbps"].get<double>() * 1.01);
+  std::filesystem::remove_all(dir);
+}
+
+TEST(DdrRecorder, TraceHasOneRecordPerTransaction) {
+  ddr_system sys;
+  const std::string dir = temp_dir("trace");
+  std::filesystem::create_directories(dir);
+  auto trace = std::make_unique<trace::jsonl_trace>(dir + "/ddr.jsonl");
+  sys.ddr->set_trace(trace.get());
+  stream_job job;
+  job.bytes = 64 * 1024;
+  job.cls = traffic_class::kv_metadata;
+  job.address = 0x2000;
+  sys.add(job);
+  run_all();
+  EXPECT_EQ(trace->records(), 16u);
+  sys.ddr->set_trace(nullptr);
+  trace.reset();  // flushes
+
+  std::ifstream in(dir + "/ddr.jsonl");
+  std::string line;
+  std::getline(in, line);
+  const auto r = nlohmann::json::parse(line);
+  EXPECT_EQ(r["t_ns"], 0.0);
+  EXPECT_EQ(r["port"], "hp0");
+  EXPECT_EQ(r["class"], "kv_metadata");
+  EXPECT_EQ(r["dir"], "R");
+  EXPECT_EQ(r["addr"], "0x2000");
+  EXPECT_EQ(r["bytes"], 4096);
+  EXPECT_EQ(r["start_ns"], 0.0);
+  EXPECT_EQ(r["end_ns"], 1024.0);
+  EXPECT_EQ(r["latency_ns"], 1124.0);
+  EXPECT_EQ(r["queueing_ns"], 0.0);
+  EXPECT_EQ(r["port_wait_ns"], 0.0);
+  std::filesystem::remove_all(dir);
+}
+
+TEST(DdrRecorder, SummaryCarriesTheEfficiencyBreakdown) {
+  ddr_system sys;
+  const auto s = sys.ddr->summary();
+  EXPECT_EQ(s["mode"], "functional");
+  EXPECT_EQ(s["arbitration"], "round_robin");
+  EXPECT_NEAR(s["efficiency"]["effective_gbps"].get<double>(), 11.003, 0.001);
+  EXPECT_DOUBLE_EQ(s["efficiency"]["peak_gbps"].get<double>(), 19.2);
+  EXPECT_TRUE(s["efficiency"].contains("mixed_factor"));
+  EXPECT_TRUE(s["bandwidth"]["ports"].contains("cpu"));
+  EXPECT_EQ(s["store"]["allocated_pages"], 0);
+}
+
+}  // namespace
+}  // namespace pccx::test
