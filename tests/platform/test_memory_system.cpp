@@ -1,0 +1,134 @@
+// The memory system inside the whole platform: firmware programs DMA
+// channels through their MMIO pages, the channels stream from the DDR
+// controller, MEMCPY moves data through L2, and the run summary reports
+// the traffic.
+#include <gtest/gtest.h>
+
+#include <fstream>
+
+#include "pccx_dma.h"
+#include "pccx_host_mem.h"
+#include "platform_test_util.h"
+
+using namespace pccx;
+using namespace pccx::test;
+
+namespace {
+
+constexpr uint32_t kStreamBytes = 4u << 20;  // per HP channel
+
+// Streams 4 MiB through each HP channel and waits for the four statuses.
+int stream_four_hp_channels(void) {
+  for (unsigned ch = PCCX_DMA_HP0; ch <= PCCX_DMA_HP3; ++ch)
+    if (pccx_dma_submit(ch, 0x10000000ull + ch * 0x1000000ull, kStreamBytes, ch) != PCCX_DMA_OK)
+      return 2;
+  for (unsigned ch = PCCX_DMA_HP0; ch <= PCCX_DMA_HP3; ++ch) {
+    pccx_dma_status st;
+    if (pccx_dma_wait_status(ch, &st, 100000) != PCCX_DMA_OK || st.tag != ch) return 3;
+  }
+  return 0;
+}
+
+int bad_descriptor(void) {
+  pccx_dma_submit(PCCX_DMA_HP2, 0x10000008ull, 4096, 5);  // misaligned address
+  pccx_dma_status st;
+  const int rc = pccx_dma_wait_status(PCCX_DMA_HP2, &st, 1000);
+  if (rc != PCCX_DMA_E_FAILED || st.tag != 5 || !(st.errors & PCCX_DMA_ERR_ALIGN_ADDR)) return 2;
+  return pccx_dma_error(PCCX_DMA_HP2) & PCCX_DMA_ERR_ALIGN_ADDR ? 0 : 3;
+}
+
+// Stands in for the compute engines: drains each weight FIFO as fast as
+// bytes arrive, so the channels run at the speed of the DDR.
+class fifo_drain : public sc_core::sc_module {
+ public:
+  SC_HAS_PROCESS(fifo_drain);
+  fifo_drain(sc_core::sc_module_name name, mem::stream_fifo& fifo)
+      : sc_core::sc_module(name), fifo_(fifo) {
+    SC_THREAD(run);
+  }
+
+ private:
+  void run() {
+    for (;;) fifo_.pop(4096, nullptr);
+  }
+  mem::stream_fifo& fifo_;
+};
+
+}  // namespace
+
+TEST(MemorySystem, FourHpChannelsReachTheEffectiveDdrBandwidth) {
+  config::platform_config cfg;
+  cfg.simulation.mode = "timing";
+  cfg.output.dir = temp_path("four_hp");
+  std::vector<std::unique_ptr<fifo_drain>> drains;
+  auto r = vp::run_simulation(cfg, test_firmware(&stream_four_hp_channels, "stream"), nullptr,
+                              [&](vp::platform_top& top) {
+                                for (unsigned ch = PCCX_DMA_HP0; ch <= PCCX_DMA_HP3; ++ch)
+                                  drains.push_back(std::make_unique<fifo_drain>(
+                                      ("drain" + std::to_string(ch)).c_str(), top.fifo(ch)));
+                              });
+  ASSERT_EQ(r.exit_code, 0) << r.message;
+  const auto& ddr = r.memory["ddr"];
+  const double effective = ddr["efficiency"]["effective_gbps"].get<double>();
+  const auto& weights = ddr["bandwidth"]["classes"]["weights"];
+  EXPECT_EQ(weights["bytes"].get<uint64_t>(), 4ull * kStreamBytes);
+  EXPECT_NEAR(weights["avg_gbps"].get<double>(), effective, 0.02 * effective);
+  // The NPU's own counter sees the same bytes.
+  uint64_t npu_read = 0;
+  for (const auto& [name, value] : r.counters)
+    if (name == "ddr_read_bytes") npu_read = value;
+  EXPECT_EQ(npu_read, 4ull * kStreamBytes);
+  // The CSV time series adds up to the bytes moved.
+  std::ifstream csv(cfg.output.dir + "/ddr_bandwidth.csv");
+  ASSERT_TRUE(csv) << "no ddr_bandwidth.csv in " << cfg.output.dir;
+  std::string line;
+  std::getline(csv, line);
+  uint64_t class_bytes = 0;
+  while (std::getline(csv, line))
+    if (line.find(",class,weights,") != std::string::npos) {
+      size_t pos = 0;
+      for (int i = 0; i < 4; ++i) pos = line.find(',', pos) + 1;
+      class_bytes += std::stoull(line.substr(pos));
+    }
+  EXPECT_EQ(class_bytes, 4ull * kStreamBytes);
+}
+
+TEST(MemorySystem, DmaRoundTripThroughL2IsByteExact) {
+  auto r = vp::run_simulation(config::platform_config{}, vp::load_firmware("dma_roundtrip"),
+                              nullptr);
+  ASSERT_EQ(r.state, vp::run_control::state::finished) << r.message;
+  EXPECT_EQ(r.exit_code, 0) << "failed step " << r.exit_code;
+  EXPECT_EQ(r.memory["memcpy"]["words_host_to_l2"], 256);
+  EXPECT_EQ(r.memory["memcpy"]["words_l2_to_l2"], 256);
+  EXPECT_EQ(r.memory["memcpy"]["words_l2_to_host"], 256);
+  EXPECT_EQ(r.memory["dma"]["acp_result"]["bytes_done"], 4096);
+}
+
+TEST(MemorySystem, DescriptorErrorsReachTheFirmware) {
+  auto r = vp::run_simulation(config::platform_config{}, test_firmware(&bad_descriptor, "bad"),
+                              nullptr);
+  EXPECT_EQ(r.exit_code, 0) << "failed check " << r.exit_code << ": " << r.message;
+  EXPECT_EQ(r.memory["dma"]["hp2"]["descriptor_errors"], 1);
+}
+
+TEST(MemorySystem, StrictModeEndsTheRunOnADescriptorError) {
+  config::platform_config cfg;
+  cfg.simulation.strict = true;
+  auto r = vp::run_simulation(cfg, test_firmware(&bad_descriptor, "bad"), nullptr);
+  EXPECT_EQ(r.state, vp::run_control::state::failed);
+  EXPECT_NE(r.message.find("hp2"), std::string::npos) << r.message;
+}
+
+TEST(MemorySystem, TimingOnlyModeStoresNoDdrData) {
+  config::platform_config cfg;
+  cfg.simulation.mode = "timing";
+  std::vector<std::unique_ptr<fifo_drain>> drains;
+  auto r = vp::run_simulation(cfg, test_firmware(&stream_four_hp_channels, "stream"), nullptr,
+                              [&](vp::platform_top& top) {
+                                for (unsigned ch = PCCX_DMA_HP0; ch <= PCCX_DMA_HP3; ++ch)
+                                  drains.push_back(std::make_unique<fifo_drain>(
+                                      ("drain" + std::to_string(ch)).c_str(), top.fifo(ch)));
+                              });
+  ASSERT_EQ(r.exit_code, 0) << r.message;
+  EXPECT_EQ(r.memory["ddr"]["store"]["allocated_pages"], 0) << r.memory["ddr"]["store"].dump();
+}
