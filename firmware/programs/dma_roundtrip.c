@@ -48,8 +48,7 @@ int pccx_firmware_main(void) {
 
   pccx_dma_status st;
   if (pccx_dma_wait_status(PCCX_DMA_ACP_FMAP, &st, 1000) != PCCX_DMA_OK || st.tag != 1) return 5;
-  if (pccx_dma_wait_status(PCCX_DMA_ACP_RESULT, &st, 1000) != PCCX_DMA_OK || st.tag != 2)
-    return 6;
+  if (pccx_dma_wait_status(PCCX_DMA_ACP_RESULT, &st, 1000) != PCCX_DMA_OK || st.tag != 2) return 6;
 
   pccx_host_read(DST_DDR, readback, BYTES);
   int mismatches = 0;

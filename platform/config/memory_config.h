@@ -70,8 +70,7 @@ struct ddr_config {
             range(256, 65536));
     v.field("timing", timing, "JEDEC timing parameters");
     v.field("row_switch_exposed", row_switch_exposed,
-            "Share of a row switch (tRP + tRCD) not hidden by bank interleaving",
-            range(0.0, 1.0));
+            "Share of a row switch (tRP + tRCD) not hidden by bank interleaving", range(0.0, 1.0));
     v.field("rw_batch_bytes", rw_batch_bytes,
             "Bytes the controller serves in one direction before turning the bus around",
             range(64, 1048576));
@@ -94,8 +93,8 @@ struct ddr_config {
             "Weights of hp0, hp1, hp2, hp3, acp, cpu for the weighted policy", items(6));
     v.field("hp_bytes_per_cycle", hp_bytes_per_cycle, "HP port width at the AXI clock (128 bit)",
             range(1, 128));
-    v.field("acp_bytes_per_cycle", acp_bytes_per_cycle,
-            "ACP port width at the AXI clock (128 bit)", range(1, 128));
+    v.field("acp_bytes_per_cycle", acp_bytes_per_cycle, "ACP port width at the AXI clock (128 bit)",
+            range(1, 128));
     v.field("cpu_gbps", cpu_gbps, "Cap of the CPU's path to DDR, GB/s", range(0.01, 100.0));
   }
   void validate(validator& check) const;

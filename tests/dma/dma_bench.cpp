@@ -108,51 +108,6 @@ unsigned int page_router::transport_dbg(tlm::tlm_generic_payload& tx) {
 
 bus_master* bus_master::current = nullptr;
 
-bus_master::bus_master(sc_core::sc_module_name name) : sc_core::sc_module(name), socket("socket") {
-  SC_THREAD(run);
-}
-
-void bus_master::run() {
-  current = this;
-  if (script) script(*this);
-  finished = true;
-  sc_core::sc_stop();
-}
-
-tlm::tlm_response_status bus_master::access(tlm::tlm_command cmd, uint64_t offset, uint32_t& data,
-                                            unsigned length, bool debug) {
-  uint64_t buffer[2] = {data, 0};
-  tlm::tlm_generic_payload tx;
-  tx.set_command(cmd);
-  tx.set_address(offset);
-  tx.set_data_ptr(reinterpret_cast<unsigned char*>(buffer));
-  tx.set_data_length(length);
-  tx.set_streaming_width(length);
-  tx.set_response_status(tlm::TLM_INCOMPLETE_RESPONSE);
-  ++accesses;
-  if (debug) {
-    socket->transport_dbg(tx);
-  } else {
-    sc_time delay = SC_ZERO_TIME;
-    socket->b_transport(tx, delay);
-    if (delay > SC_ZERO_TIME) wait(delay);
-  }
-  data = static_cast<uint32_t>(buffer[0]);
-  return tx.get_response_status();
-}
-
-void bus_master::write32(uint32_t offset, uint32_t value) {
-  if (access(tlm::TLM_WRITE_COMMAND, offset, value) != tlm::TLM_OK_RESPONSE)
-    throw std::runtime_error("write failed at offset " + std::to_string(offset));
-}
-
-uint32_t bus_master::read32(uint32_t offset) {
-  uint32_t v = 0;
-  if (access(tlm::TLM_READ_COMMAND, offset, v) != tlm::TLM_OK_RESPONSE)
-    throw std::runtime_error("read failed at offset " + std::to_string(offset));
-  return v;
-}
-
 void bus_master::submit(unsigned ch, uint64_t addr, uint32_t bytes, unsigned tag) {
   dma_write(ch, PCCX_DMA_REG_ADDR_LO, static_cast<uint32_t>(addr));
   dma_write(ch, PCCX_DMA_REG_ADDR_HI, static_cast<uint32_t>(addr >> 32));
@@ -165,19 +120,6 @@ uint32_t bus_master::wait_status(unsigned ch, sc_time poll) {
     const uint32_t s = dma_read(ch, PCCX_DMA_REG_STS_POP);
     if (s & PCCX_DMA_STS_VALID) return s;
     wait(poll);
-  }
-}
-
-void bus_master::issue(uint64_t word) {
-  write32(UCA_REG_INSTR_LO, static_cast<uint32_t>(word));
-  write32(UCA_REG_INSTR_HI, static_cast<uint32_t>(word >> 32));
-}
-
-uint32_t bus_master::wait_not_busy() {
-  for (;;) {
-    const uint32_t s = read32(UCA_REG_STATUS);
-    if (!(s & UCA_STAT_BUSY) || (s & PCCX_STAT_ERROR)) return s;
-    wait(ns(10));
   }
 }
 
@@ -263,7 +205,7 @@ worker& dma_bench::spawn(std::function<void()> body) {
 }
 
 sc_time dma_bench::run(std::function<void(bus_master&)> script, sc_time limit) {
-  master->script = std::move(script);
+  master->script = [s = std::move(script)](mmio_master& m) { s(static_cast<bus_master&>(m)); };
   sc_core::sc_start(limit);
   return sc_core::sc_time_stamp();
 }

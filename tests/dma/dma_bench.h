@@ -25,6 +25,7 @@
 #include "memory/dma/dma_channel.h"
 #include "memory/dma/stream_fifo.h"
 #include "memory/l2/l2_memory.h"
+#include "mmio_master.h"
 #include "npu/core/npu.h"
 #include "npu/units/memcpy_unit.h"
 #include "pccx_dma.h"
@@ -92,31 +93,20 @@ class page_router : public sc_core::sc_module {
 
 // Runs `script` in a thread; sc_stop() when it returns. Accesses are
 // offsets from the NPU base, as the uCA HAL's.
-class bus_master : public sc_core::sc_module {
+class bus_master : public mmio_master {
  public:
-  SC_HAS_PROCESS(bus_master);
-  explicit bus_master(sc_core::sc_module_name name);
-  tlm_utils::simple_initiator_socket<bus_master> socket;
-  std::function<void(bus_master&)> script;
-  bool finished = false;
-  uint64_t accesses = 0;
+  explicit bus_master(sc_core::sc_module_name name) : mmio_master(name) {}
 
-  tlm::tlm_response_status access(tlm::tlm_command cmd, uint64_t offset, uint32_t& data,
-                                  unsigned length = 4, bool debug = false);
-  void write32(uint32_t offset, uint32_t value);
-  uint32_t read32(uint32_t offset);
   uint32_t dma_read(unsigned ch, uint32_t reg) { return read32(PCCX_DMA_REG(ch, reg)); }
   void dma_write(unsigned ch, uint32_t reg, uint32_t v) { write32(PCCX_DMA_REG(ch, reg), v); }
   void submit(unsigned ch, uint64_t addr, uint32_t bytes, unsigned tag);
   // Polls STS_POP every `poll` until a status comes (VALID set).
   uint32_t wait_status(unsigned ch, sc_time poll = ns(100));
-  void issue(uint64_t word);
-  uint32_t wait_not_busy();  // polls NPU STATUS until BUSY clears or ERROR is set
 
   static bus_master* current;  // for the firmware HAL of the helper tests
 
- private:
-  void run();
+ protected:
+  void started() override { current = this; }
 };
 
 // A thread running a function, started with the simulation.

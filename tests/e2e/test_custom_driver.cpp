@@ -80,9 +80,9 @@ TEST_F(CustomDriver, ExecutableExportsTheHalOnly) {
   }
   ASSERT_FALSE(exported.empty()) << r.out;
 
-  for (const char* hal : {"uca_hal_init", "uca_hal_deinit", "uca_hal_write32", "uca_hal_read32",
-                          "pccx_host_write", "pccx_host_read",
-                          "uca_hal_issue_instr", "uca_hal_read_status", "uca_hal_wait_idle"})
+  for (const char* hal :
+       {"uca_hal_init", "uca_hal_deinit", "uca_hal_write32", "uca_hal_read32", "pccx_host_write",
+        "pccx_host_read", "uca_hal_issue_instr", "uca_hal_read_status", "uca_hal_wait_idle"})
     EXPECT_EQ(exported.count(hal), 1u) << hal << " is not exported\n" << r.out;
   for (const char* api : {"uca_init", "uca_deinit", "uca_memset", "uca_sync", "uca_gemv",
                           "uca_memcpy", "pccx_firmware_main"})

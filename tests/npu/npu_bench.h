@@ -14,6 +14,7 @@
 #include <tlm>
 #include <vector>
 
+#include "mmio_master.h"
 #include "npu/core/npu.h"
 #include "npu/core/threaded_unit.h"
 #include "npu/isa/instruction.h"
@@ -21,31 +22,6 @@
 #include "uCA_v1_api.h"
 
 namespace pccx::test {
-
-// Drives the register bank from a script running in an SC_THREAD.
-class mmio_master : public sc_core::sc_module {
- public:
-  SC_HAS_PROCESS(mmio_master);
-  explicit mmio_master(sc_core::sc_module_name name);
-
-  tlm_utils::simple_initiator_socket<mmio_master> socket;
-  std::function<void(mmio_master&)> script;
-
-  tlm::tlm_response_status access(tlm::tlm_command cmd, uint64_t offset, uint32_t& data,
-                                  unsigned length = 4);
-  void write32(uint32_t offset, uint32_t value);
-  uint32_t read32(uint32_t offset);
-  void issue(uint64_t word);
-  // Issues with the HI write carrying a local-time offset, as a decoupled CPU does.
-  void issue_ahead(uint64_t word, sc_core::sc_time offset);
-  uint64_t read64(uint32_t lo_offset);
-  // Polls STATUS until BUSY clears or ERROR is set.
-  uint32_t wait_not_busy();
-  bool finished = false;
-
- private:
-  void run();
-};
 
 // An execution unit that takes `latency_cycles` per instruction and records
 // start and end times; `fault_seq` makes one instruction fail.

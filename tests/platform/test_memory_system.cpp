@@ -61,12 +61,12 @@ TEST(MemorySystem, FourHpChannelsReachTheEffectiveDdrBandwidth) {
   cfg.simulation.mode = "timing";
   cfg.output.dir = temp_path("four_hp");
   std::vector<std::unique_ptr<fifo_drain>> drains;
-  auto r = vp::run_simulation(cfg, test_firmware(&stream_four_hp_channels, "stream"), nullptr,
-                              [&](vp::platform_top& top) {
-                                for (unsigned ch = PCCX_DMA_HP0; ch <= PCCX_DMA_HP3; ++ch)
-                                  drains.push_back(std::make_unique<fifo_drain>(
-                                      ("drain" + std::to_string(ch)).c_str(), top.fifo(ch)));
-                              });
+  auto r = vp::run_simulation(
+      cfg, test_firmware(&stream_four_hp_channels, "stream"), nullptr, [&](vp::platform_top& top) {
+        for (unsigned ch = PCCX_DMA_HP0; ch <= PCCX_DMA_HP3; ++ch)
+          drains.push_back(
+              std::make_unique<fifo_drain>(("drain" + std::to_string(ch)).c_str(), top.fifo(ch)));
+      });
   ASSERT_EQ(r.exit_code, 0) << r.message;
   const auto& ddr = r.memory["ddr"];
   const double effective = ddr["efficiency"]["effective_gbps"].get<double>();
@@ -94,8 +94,8 @@ TEST(MemorySystem, FourHpChannelsReachTheEffectiveDdrBandwidth) {
 }
 
 TEST(MemorySystem, DmaRoundTripThroughL2IsByteExact) {
-  auto r = vp::run_simulation(config::platform_config{}, vp::load_firmware("dma_roundtrip"),
-                              nullptr);
+  auto r =
+      vp::run_simulation(config::platform_config{}, vp::load_firmware("dma_roundtrip"), nullptr);
   ASSERT_EQ(r.state, vp::run_control::state::finished) << r.message;
   EXPECT_EQ(r.exit_code, 0) << "failed step " << r.exit_code;
   EXPECT_EQ(r.memory["memcpy"]["words_host_to_l2"], 256);
@@ -105,8 +105,8 @@ TEST(MemorySystem, DmaRoundTripThroughL2IsByteExact) {
 }
 
 TEST(MemorySystem, DescriptorErrorsReachTheFirmware) {
-  auto r = vp::run_simulation(config::platform_config{}, test_firmware(&bad_descriptor, "bad"),
-                              nullptr);
+  auto r =
+      vp::run_simulation(config::platform_config{}, test_firmware(&bad_descriptor, "bad"), nullptr);
   EXPECT_EQ(r.exit_code, 0) << "failed check " << r.exit_code << ": " << r.message;
   EXPECT_EQ(r.memory["dma"]["hp2"]["descriptor_errors"], 1);
 }
@@ -123,12 +123,12 @@ TEST(MemorySystem, TimingOnlyModeStoresNoDdrData) {
   config::platform_config cfg;
   cfg.simulation.mode = "timing";
   std::vector<std::unique_ptr<fifo_drain>> drains;
-  auto r = vp::run_simulation(cfg, test_firmware(&stream_four_hp_channels, "stream"), nullptr,
-                              [&](vp::platform_top& top) {
-                                for (unsigned ch = PCCX_DMA_HP0; ch <= PCCX_DMA_HP3; ++ch)
-                                  drains.push_back(std::make_unique<fifo_drain>(
-                                      ("drain" + std::to_string(ch)).c_str(), top.fifo(ch)));
-                              });
+  auto r = vp::run_simulation(
+      cfg, test_firmware(&stream_four_hp_channels, "stream"), nullptr, [&](vp::platform_top& top) {
+        for (unsigned ch = PCCX_DMA_HP0; ch <= PCCX_DMA_HP3; ++ch)
+          drains.push_back(
+              std::make_unique<fifo_drain>(("drain" + std::to_string(ch)).c_str(), top.fifo(ch)));
+      });
   ASSERT_EQ(r.exit_code, 0) << r.message;
   EXPECT_EQ(r.memory["ddr"]["store"]["allocated_pages"], 0) << r.memory["ddr"]["store"].dump();
 }

@@ -2,9 +2,9 @@
  * through volatile pointers keep the compiler from turning them into
  * library calls in a freestanding build; cache maintenance before DMA is
  * the caller's, as with any DMA buffer. */
-#include "pccx_host_mem.h"
-
 #include <stddef.h>
+
+#include "pccx_host_mem.h"
 
 void pccx_host_write(uint64_t ddr_addr, const void* src, uint32_t bytes) {
   volatile uint8_t* dst = (volatile uint8_t*)(uintptr_t)ddr_addr;

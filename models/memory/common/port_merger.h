@@ -3,10 +3,11 @@
 // controller's port accounting and caps see them as one port).
 #pragma once
 
-#include <systemc>
-#include <tlm>
 #include <tlm_utils/multi_passthrough_target_socket.h>
 #include <tlm_utils/simple_initiator_socket.h>
+
+#include <systemc>
+#include <tlm>
 
 namespace pccx::mem {
 

@@ -6,7 +6,6 @@
 #include <cstdint>
 #include <optional>
 #include <string_view>
-
 #include <tlm>
 
 namespace pccx::mem {

@@ -3,9 +3,9 @@
 #include <algorithm>
 #include <cinttypes>
 #include <cstdio>
-#include <cstring>
 #include <stdexcept>
 
+#include "mmio/register_access.h"
 #include "pccx_dma.h"
 
 namespace pccx::mem {
@@ -380,35 +380,11 @@ bool dma_channel::write(uint32_t offset, uint32_t value, sc_time& delay) {
 }
 
 bool dma_channel::access(tlm::tlm_generic_payload& tx, sc_time* delay) {
-  const uint64_t offset = tx.get_address();
-  if (tx.get_data_length() != 4 || (offset & 3) != 0 || tx.get_byte_enable_ptr()) {
-    tx.set_response_status(tlm::TLM_BURST_ERROR_RESPONSE);
-    return false;
-  }
-  uint32_t value = 0;
-  if (tx.is_read()) {
-    // State registers are read at the caller's time, not a quantum early.
-    if (delay && *delay > SC_ZERO_TIME) {
-      wait(*delay);
-      *delay = SC_ZERO_TIME;
-    }
-    if (!read(static_cast<uint32_t>(offset), value, delay == nullptr)) {
-      tx.set_response_status(register_name(offset).empty() ? tlm::TLM_ADDRESS_ERROR_RESPONSE
-                                                           : tlm::TLM_COMMAND_ERROR_RESPONSE);
-      return false;
-    }
-    std::memcpy(tx.get_data_ptr(), &value, 4);
-  } else if (tx.is_write()) {
-    std::memcpy(&value, tx.get_data_ptr(), 4);
-    if (!delay || !write(static_cast<uint32_t>(offset), value, *delay)) {
-      // Debug writes have no effect; read-only registers refuse writes.
-      tx.set_response_status(register_name(offset).empty() ? tlm::TLM_ADDRESS_ERROR_RESPONSE
-                                                           : tlm::TLM_COMMAND_ERROR_RESPONSE);
-      return false;
-    }
-  }
-  tx.set_response_status(tlm::TLM_OK_RESPONSE);
-  return true;
+  return mmio::access_registers(
+      tx, delay,
+      [this](uint32_t offset, uint32_t& value, bool debug) { return read(offset, value, debug); },
+      [this](uint32_t offset, uint32_t value, sc_time& d) { return write(offset, value, d); },
+      [](uint32_t offset) { return !register_name(offset).empty(); });
 }
 
 void dma_channel::b_transport(tlm::tlm_generic_payload& tx, sc_time& delay) {

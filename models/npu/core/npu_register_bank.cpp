@@ -1,6 +1,6 @@
 #include "npu/core/npu_register_bank.h"
 
-#include <cstring>
+#include "mmio/register_access.h"
 
 namespace pccx::npu {
 
@@ -122,38 +122,11 @@ bool npu_register_bank::write(uint32_t offset, uint32_t value, sc_time& delay) {
 }
 
 bool npu_register_bank::access(tlm::tlm_generic_payload& tx, sc_time* delay) {
-  const uint64_t offset = tx.get_address();
-  if (tx.get_data_length() != 4 || (offset & 3) != 0 || tx.get_byte_enable_ptr()) {
-    tx.set_response_status(tlm::TLM_BURST_ERROR_RESPONSE);
-    return false;
-  }
-  uint32_t value = 0;
-  if (tx.is_read()) {
-    // State registers must be read at the caller's time, not a quantum early.
-    if (delay && *delay > sc_core::SC_ZERO_TIME) {
-      wait(*delay);
-      *delay = sc_core::SC_ZERO_TIME;
-    }
-    if (!read(static_cast<uint32_t>(offset), value, delay == nullptr)) {
-      tx.set_response_status(register_name(offset).empty() ? tlm::TLM_ADDRESS_ERROR_RESPONSE
-                                                           : tlm::TLM_COMMAND_ERROR_RESPONSE);
-      return false;
-    }
-    std::memcpy(tx.get_data_ptr(), &value, 4);
-  } else if (tx.is_write()) {
-    std::memcpy(&value, tx.get_data_ptr(), 4);
-    if (!delay) {
-      tx.set_response_status(tlm::TLM_COMMAND_ERROR_RESPONSE);  // debug writes have no effect
-      return false;
-    }
-    if (!write(static_cast<uint32_t>(offset), value, *delay)) {
-      tx.set_response_status(register_name(offset).empty() ? tlm::TLM_ADDRESS_ERROR_RESPONSE
-                                                           : tlm::TLM_COMMAND_ERROR_RESPONSE);
-      return false;
-    }
-  }
-  tx.set_response_status(tlm::TLM_OK_RESPONSE);
-  return true;
+  return mmio::access_registers(
+      tx, delay,
+      [this](uint32_t offset, uint32_t& value, bool debug) { return read(offset, value, debug); },
+      [this](uint32_t offset, uint32_t value, sc_time& d) { return write(offset, value, d); },
+      [](uint32_t offset) { return !register_name(offset).empty(); });
 }
 
 void npu_register_bank::b_transport(tlm::tlm_generic_payload& tx, sc_time& delay) {

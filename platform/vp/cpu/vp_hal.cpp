@@ -1,7 +1,7 @@
 // The uCA HAL and the host-memory calls (pccx_host_mem.h) of the virtual
-// platform: the only firmware symbols the platform supplies. Everything above it (uCA API, drivers, programs) comes
-// from the firmware being run. pccx-vp exports exactly these symbols to a
-// loaded firmware object (see hal_exports.list).
+// platform: the only firmware symbols the platform supplies. Everything above it (uCA API, drivers,
+// programs) comes from the firmware being run. pccx-vp exports exactly these symbols to a loaded
+// firmware object (see hal_exports.list).
 #include <cstdio>
 #include <cstdlib>
 

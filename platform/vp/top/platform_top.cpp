@@ -3,7 +3,7 @@
 namespace pccx::vp {
 
 namespace {
-const char* const kChannelNames[PCCX_DMA_CHANNELS] = {"hp0", "hp1", "hp2",
+const char* const kChannelNames[PCCX_DMA_CHANNELS] = {"hp0", "hp1",      "hp2",
                                                       "hp3", "acp_fmap", "acp_result"};
 
 std::unique_ptr<mem::stream_fifo> make_fifo(const runtime_params& rt, unsigned ch) {
@@ -40,9 +40,8 @@ platform_top::platform_top(const runtime_params& rt, trace::trace_hub& traces,
   bus.targets.bind(npu.mmio());
   for (unsigned ch = 0; ch < PCCX_DMA_CHANNELS; ++ch) {
     dma[ch] = std::make_unique<mem::dma_channel>(kChannelNames[ch], rt.dma[ch], *fifos[ch]);
-    bus.add_region({std::string("dma.") + kChannelNames[ch],
-                    rt.npu_base + PCCX_DMA_PAGE_OFFSET(ch), PCCX_DMA_PAGE_SIZE,
-                    rt.mmio_read_latency, rt.mmio_write_latency,
+    bus.add_region({std::string("dma.") + kChannelNames[ch], rt.npu_base + PCCX_DMA_PAGE_OFFSET(ch),
+                    PCCX_DMA_PAGE_SIZE, rt.mmio_read_latency, rt.mmio_write_latency,
                     &mem::dma_channel::register_name});
     bus.targets.bind(dma[ch]->mmio);
     if (ch <= PCCX_DMA_HP3)

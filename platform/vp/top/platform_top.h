@@ -5,10 +5,9 @@
 // idle-or-error line goes back to the CPU. Compute units plug in here.
 #pragma once
 
-#include <systemc>
-
 #include <array>
 #include <memory>
+#include <systemc>
 
 #include "memory/common/port_merger.h"
 #include "memory/ddr/ddr_controller.h"

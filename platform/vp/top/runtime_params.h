@@ -2,9 +2,8 @@
 // periods and latencies as sc_time, limits as the decoder's structs.
 #pragma once
 
-#include <systemc>
-
 #include <array>
+#include <systemc>
 
 #include "config/platform_config.h"
 #include "memory/ddr/ddr_params.h"

@@ -30,7 +30,9 @@ const char* state_name(run_control::state s) {
 
 namespace {
 
-double ns(const sc_core::sc_time& t) { return trace::to_ns(t); }
+double ns(const sc_core::sc_time& t) {
+  return trace::to_ns(t);
+}
 
 // DDR bandwidth and the DMA channels, FIFOs, L2 ports and MEMCPY unit.
 nlohmann::json memory_summary(platform_top& top) {
