@@ -11,7 +11,7 @@ namespace po = boost::program_options;
 cli_options parse_cli(int argc, char** argv) {
   cli_options o;
   std::vector<std::string> sets, logs, positional;
-  std::string log_level, trace_mmio, trace_instr, out_dir;
+  std::string log_level, trace_mmio, trace_instr, trace_ddr, out_dir;
   bool strict = false;
 
   po::options_description general("Options");
@@ -32,6 +32,8 @@ cli_options parse_cli(int argc, char** argv) {
       "trace-mmio", po::value(&trace_mmio), "write the MMIO access trace to FILE (trace.mmio)")(
       "trace-instructions", po::value(&trace_instr),
       "write the instruction trace to FILE (trace.instructions)")(
+      "trace-ddr", po::value(&trace_ddr),
+      "write the per-transaction DDR trace to FILE (trace.ddr)")(
       "out,o", po::value(&out_dir), "folder for run outputs, e.g. summary.json (output.dir)");
   po::options_description hidden;
   hidden.add_options()("positional", po::value<std::vector<std::string>>(&positional));
@@ -78,6 +80,7 @@ cli_options parse_cli(int argc, char** argv) {
     o.layers.sets.push_back("trace.mmio=" + nlohmann::json(trace_mmio).dump());
   if (!trace_instr.empty())
     o.layers.sets.push_back("trace.instructions=" + nlohmann::json(trace_instr).dump());
+  if (!trace_ddr.empty()) o.layers.sets.push_back("trace.ddr=" + nlohmann::json(trace_ddr).dump());
   if (!out_dir.empty()) o.layers.sets.push_back("output.dir=" + nlohmann::json(out_dir).dump());
   for (const auto& l : logs) {
     // Module names contain dots, so they travel as a JSON object, not a key path.

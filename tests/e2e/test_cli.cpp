@@ -30,6 +30,27 @@ TEST_F(Cli, ValidateOnlyChecksWithoutRunning) {
   EXPECT_EQ(bad.exit_code, 2) << describe(bad);
 }
 
+TEST_F(Cli, DdrTraceAndBandwidthCsvFollowTheTraffic) {
+  const auto r = vp({"--firmware", "dma_roundtrip", "--trace-ddr", "ddr.jsonl", "--out", "out"});
+  ASSERT_EQ(r.exit_code, 0) << describe(r);
+  uint64_t acp_bytes = 0, host_bytes = 0;
+  for (const auto& rec : without_markers(read_jsonl(path("ddr.jsonl")))) {
+    EXPECT_LE(rec["t_ns"].get<double>(), rec["start_ns"].get<double>()) << rec.dump();
+    EXPECT_LT(rec["start_ns"].get<double>(), rec["end_ns"].get<double>()) << rec.dump();
+    (rec["port"] == "acp" ? acp_bytes : host_bytes) += rec["bytes"].get<uint64_t>();
+  }
+  EXPECT_EQ(acp_bytes, 8192u);   // 4 KiB in through ACP_FMAP, 4 KiB out through ACP_RESULT
+  EXPECT_EQ(host_bytes, 8192u);  // the CPU writes the pattern and reads it back
+  const auto totals = read_lines(path("out/ddr_totals.csv"));
+  ASSERT_FALSE(totals.empty());
+  EXPECT_TRUE(std::any_of(totals.begin(), totals.end(), [](const std::string& l) {
+    return l.rfind("class,activations,", 0) == 0;
+  }));
+  EXPECT_TRUE(fs::exists(path("out/ddr_bandwidth.csv")));
+  const json summary = json::parse(read_file(path("out/summary.json")));
+  EXPECT_EQ(summary["memory"]["ddr"]["bandwidth"]["classes"]["activations"]["bytes"], 8192);
+}
+
 TEST_F(Cli, DumpedConfigRoundTrips) {
   const auto first = vp({"--set", "npu.cmd_fifo_depth=16", "--set", "cpu.mmio_read_ns=150",
                          "--dump-config", "first.json", "--validate-only"});
