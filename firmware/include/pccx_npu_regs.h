@@ -51,7 +51,8 @@
 #define PCCX_PERF_HAZARD_STALL 8 /* issue cycles lost to L2 range hazards */
 #define PCCX_PERF_UNIT_STALL 9   /* issue cycles lost to a busy unit */
 #define PCCX_PERF_CMD_EMPTY 10   /* issue cycles with CMD_IN empty */
-/* 11..23 are allocated by later units (GEMV/GEMM/SFU stall causes, ...). */
+#define PCCX_PERF_SFU_ELEMENTS 11 /* elements the SFU processed */
+/* 12..23 are allocated by later units (GEMV/GEMM stall causes, ...). */
 
 /* Error codes latched in ERR_CODE. */
 #define PCCX_ERR_NONE 0x00
