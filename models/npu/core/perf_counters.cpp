@@ -17,6 +17,7 @@ perf_counters::perf_counters() {
   name(PCCX_PERF_HAZARD_STALL, "issue_hazard_stall_cycles");
   name(PCCX_PERF_UNIT_STALL, "issue_unit_stall_cycles");
   name(PCCX_PERF_CMD_EMPTY, "issue_cmd_empty_cycles");
+  name(PCCX_PERF_SFU_ELEMENTS, "sfu_elements");
 }
 
 void perf_counters::add(uint32_t index, uint64_t amount) {
