@@ -54,19 +54,3 @@ void BM_PlatformMemsetIssue(benchmark::State& state) {
 BENCHMARK(BM_PlatformMemsetIssue)->Iterations(1)->Unit(benchmark::kMillisecond);
 
 }  // namespace
-
-// libsystemc owns main and calls sc_main.
-int sc_main(int argc, char** argv) {
-  sc_core::sc_report_handler::set_actions("/OSCI/SystemC", sc_core::SC_INFO,
-                                          sc_core::SC_DO_NOTHING);
-  pccx::log::log_config::instance().set_default(pccx::log::level::warning);
-  benchmark::Initialize(&argc, argv);
-  benchmark::RunSpecifiedBenchmarks();
-  benchmark::Shutdown();
-  return 0;
-}
-
-int main(int argc, char** argv) {
-  setenv("SYSTEMC_DISABLE_COPYRIGHT_MESSAGE", "1", 0);
-  return sc_core::sc_elab_and_sim(argc, argv);
-}

@@ -157,7 +157,8 @@ std::string describe(const proc_result& r) {
 }
 
 void E2E::SetUp() {
-  std::string tmpl = (fs::temp_directory_path() / "pccx-e2e-XXXXXX").string();
+  // mkdtemp replaces the six trailing X with a unique suffix.
+  std::string tmpl = (fs::temp_directory_path() / "pccx-e2e-").string() + std::string(6, 'X');
   if (!::mkdtemp(tmpl.data())) FAIL() << "mkdtemp: " << std::strerror(errno);
   dir_ = tmpl;
   // Captured streams live apart from the run's own outputs.
