@@ -154,8 +154,9 @@ TEST_F(CaptureTest, RoundTripCvo) {
     const uint8_t func = static_cast<uint8_t>(pick(rng, 0, PCCX_CVO_LAST_DEFINED));
     const uint16_t length = static_cast<uint16_t>(pick(rng, 1, kLim.cvo_max_length));
     const uint32_t words = (length + 7u) / 8u;
+    const uint32_t in_words = words + (func == UCA_CVO_SCALE ? 1u : 0u);  // scalar word first
     const uint32_t out_words = func == UCA_CVO_REDUCE_SUM ? 1u : words;
-    const uint32_t src = pick(rng, 0, kLim.l2_words - words);
+    const uint32_t src = pick(rng, 0, kLim.l2_words - in_words);
     const uint32_t dst = pick(rng, 0, kLim.l2_words - out_words);
     const uint8_t flags =
         pick_flags(rng, {UCA_CVO_FLAG_SUB_EMAX, UCA_CVO_FLAG_RECIP_SCALE, UCA_CVO_FLAG_ACCM});
@@ -172,7 +173,7 @@ TEST_F(CaptureTest, RoundTripCvo) {
     ASSERT_EQ(c.flags, flags) << i;
     ASSERT_EQ(c.async, async != 0) << i;
     ASSERT_EQ(encode(ins), w) << i;
-    ASSERT_EQ(cvo_source_range(c).words, words);
+    ASSERT_EQ(cvo_source_range(c).words, in_words);
     ASSERT_EQ(cvo_dest_range(c).words, out_words);
   }
   EXPECT_EQ(pccx_uca_take_api_error(), PCCX_API_OK);
@@ -239,7 +240,7 @@ TEST(DecodeRaw, RandomLegalWordsRoundTrip) {
         const uint32_t func = pick(rng, 0, PCCX_CVO_LAST_DEFINED);
         const uint32_t len = pick(rng, 1, 2048);
         const uint32_t words = (len + 7) / 8;
-        const uint32_t src = pick(rng, 0, kLim.l2_words - words);
+        const uint32_t src = pick(rng, 0, kLim.l2_words - words - (func == UCA_CVO_SCALE ? 1 : 0));
         const uint32_t dst = pick(rng, 0, kLim.l2_words - (func == 5 ? 1 : words));
         const uint32_t flags = pick(rng, 0, 7) << 2, async = pick(rng, 0, 1);
         w = isa_test::cvo_word(func, src, dst, len, flags, async);

@@ -4,11 +4,14 @@
 // the traffic.
 #include <gtest/gtest.h>
 
+#include <cmath>
+#include <cstring>
 #include <fstream>
 
 #include "pccx_dma.h"
 #include "pccx_host_mem.h"
 #include "platform_test_util.h"
+#include "uCA_v1_api.h"
 
 using namespace pccx;
 using namespace pccx::test;
@@ -131,4 +134,55 @@ TEST(MemorySystem, TimingOnlyModeStoresNoDdrData) {
       });
   ASSERT_EQ(r.exit_code, 0) << r.message;
   EXPECT_EQ(r.memory["ddr"]["store"]["allocated_pages"], 0) << r.memory["ddr"]["store"].dump();
+}
+
+namespace {
+
+// A BF16 vector through the whole platform: DDR -> L2 -> SFU EXP -> DDR.
+uint16_t to_bf16(float f) {
+  uint32_t u;
+  std::memcpy(&u, &f, 4);
+  return static_cast<uint16_t>((u + 0x7FFFu + ((u >> 16) & 1u)) >> 16);
+}
+float from_bf16(uint16_t b) {
+  const uint32_t u = static_cast<uint32_t>(b) << 16;
+  float f;
+  std::memcpy(&f, &u, 4);
+  return f;
+}
+
+constexpr unsigned kElems = 64;
+uint16_t g_in[kElems], g_out[kElems];
+
+int exp_through_the_sfu(void) {
+  for (unsigned i = 0; i < kElems; ++i) g_in[i] = to_bf16(-4.0f + 0.125f * i);
+  pccx_host_write(0x20000000ull, g_in, sizeof g_in);
+  uca_memset(0, 1, 1, 1, kElems);  // 64 BF16 elements = 8 words
+  pccx_dma_submit(PCCX_DMA_ACP_FMAP, 0x20000000ull, sizeof g_in, 1);
+  uca_memcpy(UCA_ROUTE_HOST_TO_L2, 0x100, 0, 1, 0);
+  uca_cvo(UCA_CVO_EXP, 0x100, 0x200, kElems, 0, 0);
+  pccx_dma_submit(PCCX_DMA_ACP_RESULT, 0x28000000ull, sizeof g_out, 2);
+  uca_memcpy(UCA_ROUTE_L2_TO_HOST, 0, 0x200, 1, 0);
+  if (uca_sync(100000) != 0) return 2;
+  pccx_dma_status st;
+  if (pccx_dma_wait_status(PCCX_DMA_ACP_RESULT, &st, 1000) != PCCX_DMA_OK) return 3;
+  pccx_host_read(0x28000000ull, g_out, sizeof g_out);
+  return 0;
+}
+
+}  // namespace
+
+TEST(MemorySystem, FirmwareRunsExpOnTheSfuThroughL2) {
+  auto r = vp::run_simulation(config::platform_config{}, test_firmware(&exp_through_the_sfu, "exp"),
+                              nullptr);
+  ASSERT_EQ(r.exit_code, 0) << r.message;
+  for (unsigned i = 0; i < kElems; ++i) {
+    const double x = from_bf16(g_in[i]);
+    const double want = std::exp(x), got = from_bf16(g_out[i]);
+    EXPECT_NEAR(got, want, want * (1.0 / 128)) << "element " << i << " exp(" << x << ")";
+  }
+  uint64_t elements = 0;
+  for (const auto& [name, value] : r.counters)
+    if (name == "sfu_elements") elements = value;
+  EXPECT_EQ(elements, kElems);
 }

@@ -202,7 +202,10 @@ uint32_t l2_words_for_elements(uint32_t elements) {
 }
 
 l2_range cvo_source_range(const cvo_instr& cvo) {
-  return l2_range{cvo.src, l2_words_for_elements(cvo.length)};
+  // SCALE streams its scalar first: the word at src holds it, the vector
+  // follows from src + 1.
+  const uint32_t scalar_word = cvo.func == UCA_CVO_SCALE && cvo.length != 0 ? 1 : 0;
+  return l2_range{cvo.src, l2_words_for_elements(cvo.length) + scalar_word};
 }
 
 l2_range cvo_dest_range(const cvo_instr& cvo) {

@@ -121,8 +121,8 @@ struct l2_range {
 
 // 128-bit L2 words holding `elements` BF16 values: ceil(elements / 8).
 uint32_t l2_words_for_elements(uint32_t elements);
-// Words a CVO reads at src: ceil(length / 8). (MUL and ADD also read the
-// vector at dst, i.e. cvo_dest_range.)
+// Words a CVO reads at src: ceil(length / 8), plus the scalar word for SCALE. (MUL and ADD also
+// read the vector at dst, i.e. cvo_dest_range.)
 l2_range cvo_source_range(const cvo_instr& cvo);
 // Words a CVO writes at dst: 1 for REDUCE_SUM, ceil(length / 8) otherwise.
 l2_range cvo_dest_range(const cvo_instr& cvo);

@@ -31,6 +31,7 @@ platform_top::platform_top(const runtime_params& rt, trace::trace_hub& traces,
       fifos(make_fifos(rt)),
       acp("acp"),
       memcpy("dma", rt.memcpy, l2, *fifos[PCCX_DMA_ACP_FMAP], *fifos[PCCX_DMA_ACP_RESULT]),
+      sfu("sfu", rt.sfu, l2, npu.counters()),
       npu_irq_("npu_irq") {
   cpu.bus.bind(bus.cpu);
   cpu.ddr.bind(ddr.port(mem::ddr_port::cpu));
@@ -51,6 +52,7 @@ platform_top::platform_top(const runtime_params& rt, trace::trace_hub& traces,
   }
   acp.out.bind(ddr.port(mem::ddr_port::acp));
   npu.bind_unit(npu::unit_kind::dma, memcpy);
+  npu.bind_unit(npu::unit_kind::sfu, sfu);
   ddr.set_trace(traces.channel("ddr"));
   // Sim-control accesses are free: it exists only to observe and steer the run.
   bus.add_region({"simctl", rt.simctl_base, rt.simctl_size, sc_core::SC_ZERO_TIME,

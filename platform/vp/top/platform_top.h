@@ -16,6 +16,7 @@
 #include "memory/l2/l2_memory.h"
 #include "npu/core/npu.h"
 #include "npu/units/memcpy_unit.h"
+#include "npu/units/sfu_unit.h"
 #include "trace/trace_hub.h"
 #include "vp/bus/address_router.h"
 #include "vp/cpu/firmware_cpu.h"
@@ -44,6 +45,7 @@ class platform_top {
   std::array<std::unique_ptr<mem::dma_channel>, PCCX_DMA_CHANNELS> dma;
   mem::port_merger acp;
   npu::memcpy_unit memcpy;
+  npu::sfu_unit sfu;
 
   mem::stream_fifo& fifo(unsigned channel) { return *fifos.at(channel); }
 

@@ -64,6 +64,16 @@ runtime_params to_runtime(const config::platform_config& cfg) {
   rt.weight_fifo_bytes = cfg.dma.weight_fifo_bytes;
   rt.acp_fifo_bytes = cfg.dma.acp_fifo_bytes;
   rt.memcpy.chunk_words = cfg.npu.memcpy.chunk_words;
+
+  const auto& sfu = cfg.npu.sfu;
+  const auto& lat = sfu.latency_cycles;
+  rt.sfu.core_period = n.core_period;
+  rt.sfu.latency = {lat.exp,   lat.sqrt,  lat.gelu, lat.sin, lat.cos, lat.reduce_sum,
+                    lat.scale, lat.recip, lat.tanh, lat.mul, lat.add, lat.max};
+  rt.sfu.output_register_cycles = lat.output_register;
+  rt.sfu.gelu = sfu.gelu == "sigmoid" ? npu::sfu_gelu_form::sigmoid : npu::sfu_gelu_form::tanh;
+  rt.sfu.functional = rt.functional;
+  rt.sfu.extensions = sfu.extensions;
   return rt;
 }
 

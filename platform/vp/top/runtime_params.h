@@ -11,6 +11,7 @@
 #include "memory/l2/l2_memory.h"
 #include "npu/core/npu_params.h"
 #include "npu/units/memcpy_unit.h"
+#include "npu/units/sfu_unit.h"
 #include "pccx_dma.h"
 #include "vp/cpu/firmware_cpu.h"
 
@@ -36,6 +37,7 @@ struct runtime_params {
   uint64_t weight_fifo_bytes = 0;
   uint64_t acp_fifo_bytes = 0;
   npu::memcpy_unit_params memcpy;
+  npu::sfu_unit_params sfu;
 };
 
 runtime_params to_runtime(const config::platform_config& cfg);

@@ -1,0 +1,254 @@
+#include "npu/units/sfu_unit.h"
+
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
+#include <stdexcept>
+#include <string>
+#include <variant>
+
+#include "npu/units/bf16.h"
+#include "pccx_isa.h"
+#include "uCA_v1_api.h"
+
+namespace pccx::npu {
+
+using sc_core::sc_time;
+using sc_core::SC_ZERO_TIME;
+
+namespace {
+constexpr uint32_t kWord = mem::l2_memory::kWordBytes;
+constexpr uint32_t kPerWord = bf16::kPerWord;
+constexpr unsigned kPort = mem::l2_memory::kComputePort;
+
+std::string hex(unsigned v) {
+  char b[8];
+  std::snprintf(b, sizeof b, "0x%X", v);
+  return b;
+}
+
+// 0.5 x (1 + tanh(u)) = x * sigmoid(2u): the sigmoid form has no
+// cancellation for large negative x (1 + tanh(u) would lose every bit).
+float gelu_tanh(float x) {
+  if (std::isinf(x)) return x > 0 ? x : -0.0f;
+  constexpr float k = 0.7978845608028654f;  // sqrt(2 / pi)
+  const float u = k * (x + 0.044715f * x * x * x);
+  return x / (1.0f + std::exp(-2.0f * u));
+}
+
+float gelu_sigmoid(float x) {
+  if (std::isinf(x)) return x > 0 ? x : -0.0f;
+  return x / (1.0f + std::exp(-1.702f * x));
+}
+}  // namespace
+
+sfu_unit::sfu_unit(sc_core::sc_module_name name, const sfu_unit_params& params, mem::l2_memory& l2,
+                   perf_counters& counters)
+    : threaded_unit(name), params_(params), l2_(l2), counters_(counters) {
+  if (params_.chunk_words == 0)
+    throw std::invalid_argument(std::string(this->name()) + ": chunk_words must be at least 1");
+  if (params_.core_period <= SC_ZERO_TIME)
+    throw std::invalid_argument(std::string(this->name()) + ": core_period must be positive");
+}
+
+uint32_t sfu_unit::latency_cycles(uint8_t func) const {
+  const sfu_latencies& l = params_.latency;
+  switch (func) {
+    case UCA_CVO_EXP: return l.exp;
+    case UCA_CVO_SQRT: return l.sqrt;
+    case UCA_CVO_GELU: return l.gelu;
+    case UCA_CVO_SIN: return l.sin;
+    case UCA_CVO_COS: return l.cos;
+    case UCA_CVO_REDUCE_SUM: return l.reduce_sum;
+    case UCA_CVO_SCALE: return l.scale;
+    case UCA_CVO_RECIP: return l.recip;
+    case PCCX_CVO_TANH: return l.tanh;
+    case PCCX_CVO_MUL: return l.mul;
+    case PCCX_CVO_ADD: return l.add;
+    case PCCX_CVO_MAX: return l.max;
+    default: return 0;
+  }
+}
+
+void sfu_unit::advance_to(const sc_time& t) {
+  const sc_time now = sc_core::sc_time_stamp();
+  if (t > local()) qk_.set(t - now);
+  if (qk_.need_sync()) qk_.sync();
+}
+
+void sfu_unit::sync_to(const sc_time& t) {
+  const sc_time now = sc_core::sc_time_stamp();
+  qk_.set(t > now ? t - now : SC_ZERO_TIME);
+  qk_.sync();
+}
+
+threaded_unit::result sfu_unit::execute(const dispatched_instruction& d) {
+  const auto* cv = std::get_if<isa::cvo_instr>(&d.ins.body);
+  if (!cv)
+    return {PCCX_ERR_UNIT_FAULT,
+            std::string(name()) + " executes CVO only, not " + isa::opcode_name(d.ins.op)};
+  const bool known =
+      cv->func <= UCA_CVO_RECIP || (params_.extensions && cv->func <= PCCX_CVO_LAST_DEFINED);
+  if (!known)
+    return {PCCX_ERR_UNIT_FAULT,
+            std::string(name()) + ": CVO function " + hex(cv->func) +
+                (cv->func <= PCCX_CVO_LAST_DEFINED ? " (" + isa::cvo_func_name(cv->func) +
+                                                         ") is an extension and extensions are off"
+                                                   : " is not implemented by the SFU")};
+  if (cv->length == 0) return {PCCX_ERR_ZERO_LENGTH, "CVO length 0"};
+
+  qk_.reset();
+  end_ = sc_core::sc_time_stamp();
+  result r;
+  try {
+    run(*cv);
+    ++stats_.instructions;
+    stats_.elements += cv->length;
+    counters_.add(PCCX_PERF_SFU_ELEMENTS, cv->length);
+  } catch (const mem::l2_range_error& e) {
+    r = {PCCX_ERR_L2_RANGE,
+         std::string(name()) + ": CVO " + isa::cvo_func_name(cv->func) + ": " + e.what()};
+  }
+  // Retire when the last word is written, not when its reservation was made.
+  sync_to(std::max(end_, local()));
+  return r;
+}
+
+void sfu_unit::read_words(uint32_t first, uint32_t words, uint8_t* buf,
+                          std::vector<sc_time>& arrival) {
+  const sc_time period = l2_.params().period;
+  const sc_time latency = period * static_cast<double>(l2_.params().read_latency_cycles);
+  arrival.assign(words, SC_ZERO_TIME);
+  uint32_t done = 0;
+  while (done < words) {
+    const uint32_t n = std::min(params_.chunk_words, words - done);
+    const sc_time last =
+        l2_.read(kPort, first + done, n, buf ? buf + size_t{done} * kWord : nullptr, local());
+    for (uint32_t i = 0; i < n; ++i)
+      arrival[done + i] = last - period * static_cast<double>(n - 1 - i);
+    stats_.words_read += n;
+    done += n;
+    advance_to(last - latency);  // the port is free once the last address went out
+  }
+}
+
+float sfu_unit::apply(uint8_t func, float x, float multiplier, float operand) const {
+  switch (func) {
+    case UCA_CVO_EXP: return std::exp(x);
+    case UCA_CVO_SQRT: return std::sqrt(x);
+    case UCA_CVO_GELU: return params_.gelu == sfu_gelu_form::tanh ? gelu_tanh(x) : gelu_sigmoid(x);
+    case UCA_CVO_SIN: return std::sin(x);
+    case UCA_CVO_COS: return std::cos(x);
+    case UCA_CVO_SCALE: return x * multiplier;
+    case UCA_CVO_RECIP: return 1.0f / x;
+    case PCCX_CVO_TANH: return std::tanh(x);
+    case PCCX_CVO_MUL: return x * operand;
+    case PCCX_CVO_ADD: return x + operand;
+    case PCCX_CVO_MAX: return std::isnan(x) ? x : (x > 0.0f ? x : 0.0f);
+    default: return x;  // REDUCE_SUM is handled by the caller
+  }
+}
+
+void sfu_unit::run(const isa::cvo_instr& cv) {
+  const uint8_t f = cv.func;
+  const uint32_t n = cv.length;
+  const bool scale = f == UCA_CVO_SCALE;
+  const bool reduce = f == UCA_CVO_REDUCE_SUM;
+  const bool two_operand = f == PCCX_CVO_MUL || f == PCCX_CVO_ADD;
+  const bool accm = (cv.flags & UCA_CVO_FLAG_ACCM) && !two_operand;  // MUL/ADD ignore accm
+  const bool sub_emax = cv.flags & UCA_CVO_FLAG_SUB_EMAX;
+  const bool recip_scale = scale && (cv.flags & UCA_CVO_FLAG_RECIP_SCALE);
+  const bool read_dst = two_operand || accm;
+  const bool arith = params_.functional && l2_.functional();
+
+  const uint32_t vec_words = (n + kPerWord - 1) / kPerWord;
+  const uint32_t src_words = vec_words + (scale ? 1u : 0u);  // SCALE: scalar word first
+  const uint32_t dst_words = reduce ? 1u : vec_words;
+  const sc_time period = params_.core_period;
+  const sc_time pipe =
+      period * static_cast<double>(latency_cycles(f) + params_.output_register_cycles);
+
+  // 1. Read the operands (the stream bridge buffers a whole vector).
+  if (arith) {
+    src_buf_.assign(size_t{src_words} * kWord, 0);
+    dst_buf_.assign(size_t{dst_words} * kWord, 0);
+  }
+  read_words(cv.src, src_words, arith ? src_buf_.data() : nullptr, src_arrival_);
+  if (read_dst) read_words(cv.dst, dst_words, arith ? dst_buf_.data() : nullptr, dst_arrival_);
+
+  // 2. Stream the elements: one per clock, each no earlier than its word.
+  const float emax = emax_;
+  sc_time entry = SC_ZERO_TIME;  // entry of the previous element
+  bool first = true;
+  auto enter = [&](const sc_time& ready, uint32_t count) {  // `count` elements of one word
+    entry = first ? ready : std::max(entry + period, ready);
+    first = false;
+    entry += period * static_cast<double>(count - 1);
+    return entry;  // entry of the word's last element
+  };
+  float multiplier = 1.0f;
+  if (scale) {
+    enter(src_arrival_[0], 1);
+    if (arith) {
+      const float s = bf16::to_float(bf16::load(src_buf_.data(), 0));
+      multiplier = recip_scale ? (s == 0.0f ? 0.0f : 1.0f / s) : s;  // 1/0 -> 0 (pccx doc)
+    }
+  }
+  const uint8_t* vec = arith ? src_buf_.data() + (scale ? kWord : 0) : nullptr;
+  const uint32_t vec_arrival0 = scale ? 1u : 0u;
+  word_out_.assign(dst_words, SC_ZERO_TIME);
+  float sum = 0.0f;
+  for (uint32_t w = 0; w < vec_words; ++w) {
+    const uint32_t count = std::min(kPerWord, n - w * kPerWord);
+    const sc_time last = enter(src_arrival_[vec_arrival0 + w], count);
+    if (!reduce) {
+      sc_time out = last + pipe;
+      if (read_dst) out = std::max(out, dst_arrival_[w]);
+      if (w > 0) out = std::max(out, word_out_[w - 1] + period);
+      word_out_[w] = out;
+    } else if (w + 1 == vec_words) {
+      word_out_[0] = read_dst ? std::max(last + pipe, dst_arrival_[0]) : last + pipe;
+    }
+    if (!arith) continue;
+    for (uint32_t i = 0; i < count; ++i) {
+      float x = bf16::to_float(bf16::load(vec, size_t{w} * kPerWord + i));
+      if (sub_emax) x -= emax;
+      if (reduce) {
+        sum += x;
+        continue;
+      }
+      const size_t k = size_t{w} * kPerWord + i;
+      const float d = read_dst ? bf16::to_float(bf16::load(dst_buf_.data(), k)) : 0.0f;
+      float y = apply(f, x, multiplier, d);
+      if (accm) y += d;
+      bf16::store(dst_buf_.data(), k, bf16::from_float(y));
+    }
+  }
+  if (!reduce && arith) {
+    // Whole words are written: elements past `length` in the last word are zeroed.
+    for (uint32_t k = n; k < vec_words * kPerWord; ++k) bf16::store(dst_buf_.data(), k, 0);
+  }
+  if (reduce && arith) {
+    // One word {sum, 0, ..., 0}: the other seven elements are zeroed.
+    const float y = accm ? sum + bf16::to_float(bf16::load(dst_buf_.data(), 0)) : sum;
+    std::fill(dst_buf_.begin(), dst_buf_.end(), uint8_t{0});
+    bf16::store(dst_buf_.data(), 0, bf16::from_float(y));
+  }
+
+  // 3. Write the results chunk by chunk, as their last word completes. A
+  // chunk's words go out on consecutive clocks, none before it is ready.
+  uint32_t done = 0;
+  while (done < dst_words) {
+    const uint32_t c = std::min(params_.chunk_words, dst_words - done);
+    sc_time earliest = SC_ZERO_TIME;
+    for (uint32_t i = 0; i < c; ++i)
+      earliest = std::max(earliest, word_out_[done + i] - period * static_cast<double>(i));
+    advance_to(earliest);
+    end_ = l2_.write(kPort, cv.dst + done, c,
+                     arith ? dst_buf_.data() + size_t{done} * kWord : nullptr, earliest);
+    stats_.words_written += c;
+    done += c;
+  }
+}
+
+}  // namespace pccx::npu

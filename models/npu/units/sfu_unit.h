@@ -1,0 +1,101 @@
+// The SFU execution unit (bound as unit_kind::sfu): runs CVO instructions,
+// one BF16 element per core clock through a function pipeline, FP32 inside.
+//
+//   reads    src words through L2 port 1 (SCALE: the scalar word at src, then
+//            the vector from src + 1), and for accm / MUL / ADD the dst words;
+//   streams  element i enters at max(previous entry + 1 clock, its word's
+//            arrival), leaves latency + output_register clocks later;
+//   writes   result words through L2 port 1 as they complete (REDUCE_SUM: one
+//            word {sum, 0, 0, 0, 0, 0, 0, 0} at dst).
+//
+// L2 reservations are made per chunk of `chunk_words` words (no wait per
+// element); the thread keeps a temporally decoupled local time (global
+// quantum) and retires when the last word is written. Uncontended, an
+// instruction takes (1 + L2 read latency) + elements + latency +
+// output_register clocks; SCALE streams one more element (the scalar).
+// docs/sfu.md lists the semantics and which of them the spec fixes.
+#pragma once
+
+#include <tlm.h>  // before the quantum keeper, which does not include it
+#include <tlm_utils/tlm_quantumkeeper.h>
+
+#include <cstdint>
+#include <systemc>
+#include <vector>
+
+#include "memory/l2/l2_memory.h"
+#include "npu/core/perf_counters.h"
+#include "npu/core/threaded_unit.h"
+
+namespace pccx::npu {
+
+// Pipeline latency of each function in core clocks (sfu.latency_cycles).
+struct sfu_latencies {
+  uint32_t exp = 4, sqrt = 3, gelu = 12, sin = 16, cos = 16, reduce_sum = 1, scale = 3, recip = 4,
+           tanh = 12, mul = 3, add = 3, max = 1;
+};
+
+enum class sfu_gelu_form : uint8_t {
+  tanh,     // 0.5 x (1 + tanh(sqrt(2/pi) (x + 0.044715 x^3)))  (the model's GELU)
+  sigmoid,  // x * sigmoid(1.702 x)                              (the RTL's)
+};
+
+struct sfu_unit_params {
+  sc_core::sc_time core_period = sc_core::sc_time(2.5, sc_core::SC_NS);
+  sfu_latencies latency;                     // sfu.latency_cycles.<function>
+  uint32_t output_register_cycles = 1;       // sfu.latency_cycles.output_register
+  sfu_gelu_form gelu = sfu_gelu_form::tanh;  // sfu.gelu
+  uint32_t chunk_words = 16;                 // L2 words per reservation (>= 1)
+  bool functional = true;                    // compute values (also needs a functional L2)
+  bool extensions = true;                    // sfu.extensions: codes 0x8..0xB
+};
+
+class sfu_unit : public threaded_unit {
+ public:
+  sfu_unit(sc_core::sc_module_name name, const sfu_unit_params& params, mem::l2_memory& l2,
+           perf_counters& counters);
+
+  // The e_max register that sub_emax subtracts (set by GEMV findemax). Reset 0.
+  void set_emax(float value) { emax_ = value; }
+  float emax() const { return emax_; }
+
+  // Pipeline latency of `func` in core clocks (without the output register);
+  // 0 for an unknown code.
+  uint32_t latency_cycles(uint8_t func) const;
+
+  struct stats {
+    uint64_t instructions = 0;  // retired without error
+    uint64_t elements = 0;      // vector elements processed (SCALE's scalar not counted)
+    uint64_t words_read = 0;
+    uint64_t words_written = 0;
+  };
+  const stats& statistics() const { return stats_; }
+  const sfu_unit_params& params() const { return params_; }
+
+ protected:
+  result execute(const dispatched_instruction& d) override;
+
+ private:
+  sc_core::sc_time local() const { return qk_.get_current_time(); }
+  void advance_to(const sc_core::sc_time& t);  // local time forward, sync on quantum
+  void sync_to(const sc_core::sc_time& t);     // wait until the kernel reaches t
+
+  // Reads `words` words at `first` in chunks; fills `arrival` (data-out time
+  // per word) and, when `buf` is not null, the bytes.
+  void read_words(uint32_t first, uint32_t words, uint8_t* buf,
+                  std::vector<sc_core::sc_time>& arrival);
+  void run(const isa::cvo_instr& cv);
+  float apply(uint8_t func, float x, float multiplier, float operand) const;
+
+  sfu_unit_params params_;
+  mem::l2_memory& l2_;
+  perf_counters& counters_;
+  float emax_ = 0.0f;
+  std::vector<uint8_t> src_buf_, dst_buf_;
+  std::vector<sc_core::sc_time> src_arrival_, dst_arrival_, word_out_;
+  tlm_utils::tlm_quantumkeeper qk_;
+  sc_core::sc_time end_;
+  stats stats_;
+};
+
+}  // namespace pccx::npu
