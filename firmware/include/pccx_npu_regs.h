@@ -52,7 +52,9 @@
 #define PCCX_PERF_UNIT_STALL 9   /* issue cycles lost to a busy unit */
 #define PCCX_PERF_CMD_EMPTY 10   /* issue cycles with CMD_IN empty */
 #define PCCX_PERF_SFU_ELEMENTS 11 /* elements the SFU processed */
-/* 12..23 are allocated by later units (GEMV/GEMM stall causes, ...). */
+#define PCCX_PERF_GEMV_WEIGHT_STALL 12 /* GEMV cycles waiting for weights */
+#define PCCX_PERF_GEMV_MACS 13         /* MACs done by the GEMV engine */
+/* 14..23 are allocated by later units (GEMM, ...). */
 
 /* Error codes latched in ERR_CODE. */
 #define PCCX_ERR_NONE 0x00

@@ -18,6 +18,8 @@ perf_counters::perf_counters() {
   name(PCCX_PERF_UNIT_STALL, "issue_unit_stall_cycles");
   name(PCCX_PERF_CMD_EMPTY, "issue_cmd_empty_cycles");
   name(PCCX_PERF_SFU_ELEMENTS, "sfu_elements");
+  name(PCCX_PERF_GEMV_WEIGHT_STALL, "gemv_weight_stall_cycles");
+  name(PCCX_PERF_GEMV_MACS, "gemv_macs");
 }
 
 void perf_counters::add(uint32_t index, uint64_t amount) {
