@@ -54,6 +54,18 @@ void ddr_config::validate(validator& check) const {
       check.fail("port_weights/" + std::to_string(i), "port weights must be positive");
 }
 
+void gemv_config::validate(validator& check) const {
+  for (std::size_t i = 0; i < weight_fifos.size(); ++i) {
+    if (weight_fifos[i] > 3)
+      check.fail("weight_fifos/" + std::to_string(i),
+                 "must name an HP channel 0..3, found " + std::to_string(weight_fifos[i]));
+    for (std::size_t j = 0; j < i; ++j)
+      if (weight_fifos[j] == weight_fifos[i])
+        check.fail("weight_fifos/" + std::to_string(i),
+                   "HP channel " + std::to_string(weight_fifos[i]) + " is listed twice");
+  }
+}
+
 void dma_config::validate(validator& check) const {
   if (block_bytes % alignment_bytes != 0)
     check.fail({"block_bytes", "alignment_bytes"},

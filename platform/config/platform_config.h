@@ -146,8 +146,7 @@ struct sfu_latency_config {
     v.field("gelu", gelu, "GELU pipeline", range(0, 1000));
     v.field("sin", sin, "SIN pipeline (CORDIC)", range(0, 1000));
     v.field("cos", cos, "COS pipeline (CORDIC)", range(0, 1000));
-    v.field("reduce_sum", reduce_sum, "REDUCE_SUM: cycles after the last element",
-            range(0, 1000));
+    v.field("reduce_sum", reduce_sum, "REDUCE_SUM: cycles after the last element", range(0, 1000));
     v.field("scale", scale, "SCALE pipeline", range(0, 1000));
     v.field("recip", recip, "RECIP pipeline (one Newton step)", range(0, 1000));
     v.field("tanh", tanh, "TANH pipeline (extension)", range(0, 1000));
@@ -176,6 +175,27 @@ struct sfu_config {
   }
 };
 
+struct gemv_config {
+  std::uint32_t macs_per_core_per_cycle = 32;
+  std::uint32_t pipeline_latency_cycles = 6;
+  std::uint32_t scale_group = 0;
+  std::vector<std::uint32_t> weight_fifos = {2, 3};
+
+  template <class V>
+  void visit(V& v) {
+    v.field("macs_per_core_per_cycle", macs_per_core_per_cycle,
+            "MACs per GEMV core per clock (32 INT4 weights)", range(1, 1024));
+    v.field("pipeline_latency_cycles", pipeline_latency_cycles,
+            "5-stage reduction tree plus output register", range(0, 1000));
+    v.field("scale_group", scale_group,
+            "Weights per BF16 scale with w_scale; 0 = one scale per output row", range(0, 65535));
+    v.field("weight_fifos", weight_fifos,
+            "HP channels whose weight FIFOs feed the GEMV (row n from the (n mod count)-th)",
+            items(1, 4));
+  }
+  void validate(validator& check) const;
+};
+
 struct memcpy_config {
   bool kv_append = false;  // the KV append datapath is not part of this platform yet
   std::uint32_t chunk_words = 16;
@@ -194,6 +214,7 @@ struct npu_config {
   std::uint32_t decode_cycles = 1;
   std::uint32_t issue_cycles = 1;
   std::uint32_t gemv_cores = 4;
+  gemv_config gemv;
   l2_config l2;
   constant_cache_config constant_cache;
   sfu_config sfu;
@@ -206,6 +227,7 @@ struct npu_config {
     v.field("decode_cycles", decode_cycles, "Decoder register stage", range(0, 1000));
     v.field("issue_cycles", issue_cycles, "Scheduler stage", range(0, 1000));
     v.field("gemv_cores", gemv_cores, "Number of GEMV cores", range(1, 32));
+    v.field("gemv", gemv, "GEMV engine");
     v.field("l2", l2, "L2 scratchpad");
     v.field("constant_cache", constant_cache, "Constant cache (shapes and scales)");
     v.field("sfu", sfu, "Special-function unit (CVO instructions)");

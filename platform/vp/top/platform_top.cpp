@@ -13,6 +13,13 @@ std::unique_ptr<mem::stream_fifo> make_fifo(const runtime_params& rt, unsigned c
                                             rt.functional);
 }
 
+std::vector<mem::stream_fifo*> pick_fifos(decltype(platform_top::fifos)& all,
+                                          const std::vector<unsigned>& channels) {
+  std::vector<mem::stream_fifo*> picked;
+  for (unsigned ch : channels) picked.push_back(all.at(ch).get());
+  return picked;
+}
+
 decltype(platform_top::fifos) make_fifos(const runtime_params& rt) {
   decltype(platform_top::fifos) f;
   for (unsigned ch = 0; ch < PCCX_DMA_CHANNELS; ++ch) f[ch] = make_fifo(rt, ch);
@@ -32,6 +39,7 @@ platform_top::platform_top(const runtime_params& rt, trace::trace_hub& traces,
       acp("acp"),
       memcpy("dma", rt.memcpy, l2, *fifos[PCCX_DMA_ACP_FMAP], *fifos[PCCX_DMA_ACP_RESULT]),
       sfu("sfu", rt.sfu, l2, npu.counters()),
+      gemv("gemv", rt.gemv, l2, pick_fifos(fifos, rt.gemv_weight_fifos), npu.counters()),
       npu_irq_("npu_irq") {
   cpu.bus.bind(bus.cpu);
   cpu.ddr.bind(ddr.port(mem::ddr_port::cpu));
@@ -53,6 +61,9 @@ platform_top::platform_top(const runtime_params& rt, trace::trace_hub& traces,
   acp.out.bind(ddr.port(mem::ddr_port::acp));
   npu.bind_unit(npu::unit_kind::dma, memcpy);
   npu.bind_unit(npu::unit_kind::sfu, sfu);
+  npu.bind_unit(npu::unit_kind::gemv, gemv);
+  // findemax: the GEMV engine hands its row maximum to the SFU's e_max register.
+  gemv.on_emax = [this](float e_max) { sfu.set_emax(e_max); };
   ddr.set_trace(traces.channel("ddr"));
   // Sim-control accesses are free: it exists only to observe and steer the run.
   bus.add_region({"simctl", rt.simctl_base, rt.simctl_size, sc_core::SC_ZERO_TIME,

@@ -74,6 +74,15 @@ runtime_params to_runtime(const config::platform_config& cfg) {
   rt.sfu.gelu = sfu.gelu == "sigmoid" ? npu::sfu_gelu_form::sigmoid : npu::sfu_gelu_form::tanh;
   rt.sfu.functional = rt.functional;
   rt.sfu.extensions = sfu.extensions;
+
+  const auto& gemv = cfg.npu.gemv;
+  rt.gemv.core_period = n.core_period;
+  rt.gemv.cores = cfg.npu.gemv_cores;
+  rt.gemv.macs_per_core_per_cycle = gemv.macs_per_core_per_cycle;
+  rt.gemv.pipeline_latency_cycles = gemv.pipeline_latency_cycles;
+  rt.gemv.scale_group = gemv.scale_group;
+  rt.gemv.functional = rt.functional;
+  rt.gemv_weight_fifos.assign(gemv.weight_fifos.begin(), gemv.weight_fifos.end());
   return rt;
 }
 

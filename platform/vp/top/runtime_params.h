@@ -4,12 +4,14 @@
 
 #include <array>
 #include <systemc>
+#include <vector>
 
 #include "config/platform_config.h"
 #include "memory/ddr/ddr_params.h"
 #include "memory/dma/dma_channel.h"
 #include "memory/l2/l2_memory.h"
 #include "npu/core/npu_params.h"
+#include "npu/units/gemv_unit.h"
 #include "npu/units/memcpy_unit.h"
 #include "npu/units/sfu_unit.h"
 #include "pccx_dma.h"
@@ -38,6 +40,8 @@ struct runtime_params {
   uint64_t acp_fifo_bytes = 0;
   npu::memcpy_unit_params memcpy;
   npu::sfu_unit_params sfu;
+  npu::gemv_unit_params gemv;
+  std::vector<unsigned> gemv_weight_fifos;  // HP channel numbers
 };
 
 runtime_params to_runtime(const config::platform_config& cfg);

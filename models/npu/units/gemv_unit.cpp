@@ -1,0 +1,251 @@
+#include "npu/units/gemv_unit.h"
+
+#include <algorithm>
+#include <cmath>
+#include <stdexcept>
+#include <string>
+#include <variant>
+
+#include "npu/units/bf16.h"
+#include "pccx_isa.h"
+#include "uCA_v1_api.h"
+
+namespace pccx::npu {
+
+using sc_core::sc_time;
+using sc_core::SC_ZERO_TIME;
+
+namespace {
+constexpr uint32_t kWord = mem::l2_memory::kWordBytes;
+constexpr uint32_t kPerWord = bf16::kPerWord;
+constexpr unsigned kPort = mem::l2_memory::kComputePort;
+
+uint32_t ceil_div(uint64_t a, uint64_t b) {
+  return static_cast<uint32_t>((a + b - 1) / b);
+}
+
+// INT4 two's complement nibble -> int.
+int nibble(uint8_t byte, bool high) {
+  const int v = high ? (byte >> 4) : (byte & 0xF);
+  return v >= 8 ? v - 16 : v;
+}
+}  // namespace
+
+gemv_unit::gemv_unit(sc_core::sc_module_name name, const gemv_unit_params& params,
+                     mem::l2_memory& l2, std::vector<mem::stream_fifo*> weight_fifos,
+                     perf_counters& counters)
+    : threaded_unit(name),
+      params_(params),
+      l2_(l2),
+      fifos_(std::move(weight_fifos)),
+      counters_(counters) {
+  const std::string n = this->name();
+  if (params_.core_period <= SC_ZERO_TIME)
+    throw std::invalid_argument(n + ": core_period must be positive");
+  if (params_.cores == 0) throw std::invalid_argument(n + ": cores must be at least 1");
+  if (params_.macs_per_core_per_cycle == 0)
+    throw std::invalid_argument(n + ": macs_per_core_per_cycle must be at least 1");
+  if (fifos_.empty()) throw std::invalid_argument(n + ": needs at least one weight FIFO");
+  for (auto* f : fifos_)
+    if (!f) throw std::invalid_argument(n + ": null weight FIFO");
+}
+
+uint32_t gemv_unit::scales_per_row(uint32_t k) const {
+  return params_.scale_group == 0 ? 1 : ceil_div(k, params_.scale_group);
+}
+
+uint64_t gemv_unit::record_bytes(uint32_t k, bool w_scale) const {
+  const uint64_t raw = (w_scale ? 2ull * scales_per_row(k) : 0) + (k + 1ull) / 2;
+  return (raw + 15) / 16 * 16;
+}
+
+void gemv_unit::advance_to(const sc_time& t) {
+  const sc_time now = sc_core::sc_time_stamp();
+  if (t > local()) qk_.set(t - now);
+  if (qk_.need_sync()) qk_.sync();
+}
+
+void gemv_unit::sync_to(const sc_time& t) {
+  const sc_time now = sc_core::sc_time_stamp();
+  qk_.set(t > now ? t - now : SC_ZERO_TIME);
+  qk_.sync();
+}
+
+threaded_unit::result gemv_unit::execute(const dispatched_instruction& d) {
+  const auto* mm = std::get_if<isa::matmul_instr>(&d.ins.body);
+  if (!mm || d.ins.op != isa::opcode::gemv)
+    return {PCCX_ERR_UNIT_FAULT,
+            std::string(name()) + " executes GEMV only, not " + isa::opcode_name(d.ins.op)};
+  const uint32_t M = d.shape[0], N = d.shape[1], K = d.shape[2];
+  if (M == 0 || N == 0 || K == 0)
+    return {PCCX_ERR_ZERO_LENGTH, std::string(name()) + ": GEMV weight shape (M, N, K) = (" +
+                                      std::to_string(M) + ", " + std::to_string(N) + ", " +
+                                      std::to_string(K) + ") has a zero extent"};
+  const uint64_t xyz = uint64_t{d.size[0]} * d.size[1] * d.size[2];
+  if (xyz != uint64_t{M} * K)
+    return {PCCX_ERR_UNIT_FAULT, std::string(name()) +
+                                     ": GEMV activation size X*Y*Z = " + std::to_string(xyz) +
+                                     " (fmap_shape slot " + std::to_string(mm->size_ptr) +
+                                     ") != M*K = " + std::to_string(uint64_t{M} * K) +
+                                     " (weight_shape slot " + std::to_string(mm->shape_ptr) + ")"};
+  const uint32_t active = mm->lanes == 0 ? params_.cores : mm->lanes;
+  if (active > params_.cores)
+    return {PCCX_ERR_INVALID_LANES, std::string(name()) + ": parallel_lane " +
+                                        std::to_string(active) + " above " +
+                                        std::to_string(params_.cores) + " cores"};
+  const bool w_scale = mm->flags & UCA_FLAG_W_SCALE;
+  const bool accm = mm->flags & UCA_FLAG_ACCM;
+  const bool findemax = mm->flags & UCA_FLAG_FINDEMAX;
+  const uint64_t rec = record_bytes(K, w_scale);
+  for (auto* f : fifos_)
+    if (f->capacity() < rec)
+      return {PCCX_ERR_UNIT_FAULT, std::string(name()) + ": weight FIFO " + f->name() + " holds " +
+                                       std::to_string(f->capacity()) + " bytes, a row record is " +
+                                       std::to_string(rec)};
+  bool functional = params_.functional && l2_.functional();
+  for (auto* f : fifos_) functional = functional && f->functional();
+
+  const uint32_t F = static_cast<uint32_t>(fifos_.size());
+  const uint32_t S = w_scale ? scales_per_row(K) : 1;
+  const uint32_t G = (!w_scale || params_.scale_group == 0) ? K : params_.scale_group;
+  const sc_time period = params_.core_period;
+  const uint64_t row_cycles = uint64_t{M} * ceil_div(K, params_.macs_per_core_per_cycle);
+  const sc_time row_time = period * static_cast<double>(row_cycles);
+  const sc_time pipe = period * static_cast<double>(params_.pipeline_latency_cycles);
+  const uint32_t act_words = ceil_div(uint64_t{M} * K, kPerWord);
+  const uint32_t out_words = ceil_div(uint64_t{M} * N, kPerWord);
+
+  qk_.reset();
+  sc_time end = sc_core::sc_time_stamp();
+  result r;
+  try {
+    // --- L1 load: activations (and old results for accm) through port 1.
+    std::vector<uint8_t> act_bytes(functional ? size_t{act_words} * kWord : 0);
+    std::vector<uint8_t> out_bytes(functional ? size_t{out_words} * kWord : 0);
+    sc_time ready =
+        l2_.read(kPort, mm->src_addr, act_words, functional ? act_bytes.data() : nullptr, local());
+    if (accm)
+      ready = l2_.read(kPort, mm->dest_reg, out_words, functional ? out_bytes.data() : nullptr,
+                       local());
+    if (!accm && functional) std::fill(out_bytes.begin(), out_bytes.end(), 0);
+    // Bounds of the result before compute, so a range error costs no time.
+    if (uint64_t{mm->dest_reg} + out_words > l2_.words())
+      throw mem::l2_range_error("GEMV result words " + std::to_string(mm->dest_reg) + ".." +
+                                    std::to_string(uint64_t{mm->dest_reg} + out_words - 1) +
+                                    " beyond the L2",
+                                mm->dest_reg, out_words, l2_.words());
+
+    // Quantise each activation row to INT8 (symmetric, per row).
+    std::vector<int8_t> qa(functional ? size_t{M} * K : 0);
+    std::vector<float> sa(functional ? M : 0);
+    if (functional) {
+      for (uint32_t m = 0; m < M; ++m) {
+        float amax = 0.0f;
+        for (uint32_t k = 0; k < K; ++k)
+          amax = std::max(
+              amax, std::fabs(bf16::to_float(bf16::load(act_bytes.data(), size_t{m} * K + k))));
+        const float s = amax == 0.0f ? 1.0f : amax / 127.0f;
+        sa[m] = s;
+        for (uint32_t k = 0; k < K; ++k) {
+          const float x = bf16::to_float(bf16::load(act_bytes.data(), size_t{m} * K + k));
+          float q = std::nearbyint(x / s);  // default FE_TONEAREST: half to even
+          q = std::min(127.0f, std::max(-127.0f, q));
+          qa[size_t{m} * K + k] = static_cast<int8_t>(q);
+        }
+      }
+    }
+    advance_to(ready);
+
+    // --- Compute: cores take rows round-robin, FIFOs deal rows round-robin.
+    std::vector<sc_time> core_free(active, ready);
+    std::vector<sc_time> done(size_t{M} * N);  // output element leaves the pipeline
+    std::vector<float> y(functional ? size_t{M} * N : 0);
+    std::vector<uint8_t> rec_buf(functional ? rec : 0);
+    std::vector<float> sw(S, 1.0f);
+    std::vector<int32_t> acc(S);
+    sc_time stall;
+    for (uint32_t n = 0; n < N; ++n) {
+      mem::stream_fifo& fifo = *fifos_[n % F];
+      const uint32_t c = n % active;
+      uint8_t* buf = functional ? rec_buf.data() : nullptr;
+      sc_time start;
+      if (auto t = fifo.try_pop(rec, buf, core_free[c])) {
+        start = *t;
+      } else {
+        // No bytes for this row yet: let the kernel (and the producer) catch up.
+        sync_to(core_free[c]);
+        start = std::max(fifo.pop(rec, buf), core_free[c]);
+      }
+      stall += start - core_free[c];
+      core_free[c] = start + row_time;
+      for (uint32_t m = 0; m < M; ++m)
+        done[size_t{m} * N + n] =
+            start +
+            period * static_cast<double>((m + 1) * ceil_div(K, params_.macs_per_core_per_cycle)) +
+            pipe;
+      ++stats_.rows;
+      stats_.weight_bytes += rec;
+      if (functional) {
+        if (w_scale)
+          for (uint32_t g = 0; g < S; ++g) sw[g] = bf16::to_float(bf16::load(buf, g));
+        const uint8_t* w = buf + (w_scale ? 2 * S : 0);
+        for (uint32_t m = 0; m < M; ++m) {
+          const int8_t* a = &qa[size_t{m} * K];
+          std::fill(acc.begin(), acc.end(), 0);
+          for (uint32_t k = 0; k < K; ++k) acc[k / G] += int32_t{a[k]} * nibble(w[k / 2], k & 1);
+          float sum = 0.0f;
+          for (uint32_t g = 0; g < S; ++g) sum += (static_cast<float>(acc[g]) * sw[g]) * sa[m];
+          y[size_t{m} * N + n] = sum;
+        }
+      }
+      advance_to(start);
+    }
+
+    // --- Output: a word is written once its last element is out.
+    for (uint32_t w = 0; w < out_words; ++w) {
+      sc_time t = SC_ZERO_TIME;
+      for (uint32_t i = w * kPerWord;
+           i < std::min<uint64_t>(uint64_t{w + 1} * kPerWord, uint64_t{M} * N); ++i)
+        t = std::max(t, done[i]);
+      uint8_t* wb = functional ? &out_bytes[size_t{w} * kWord] : nullptr;
+      if (functional) {
+        for (uint32_t j = 0; j < kPerWord; ++j) {
+          const uint64_t i = uint64_t{w} * kPerWord + j;
+          if (i >= uint64_t{M} * N) {
+            bf16::store(wb, j, 0);  // tail of the last word: zero
+            continue;
+          }
+          float v = y[i];
+          if (accm) v += bf16::to_float(bf16::load(wb, j));
+          bf16::store(wb, j, bf16::from_float(v));
+        }
+      }
+      end = std::max(end, l2_.write(kPort, mm->dest_reg + w, 1, wb, t));
+    }
+    if (functional && findemax && on_emax) {
+      for (uint32_t m = 0; m < M; ++m) {
+        float mx = -INFINITY;
+        for (uint32_t n = 0; n < N; ++n)
+          mx = std::max(mx, bf16::to_float(bf16::load(out_bytes.data(), size_t{m} * N + n)));
+        on_emax(mx);
+      }
+    }
+
+    const uint64_t macs = uint64_t{M} * N * K;
+    const uint64_t core_stall = static_cast<uint64_t>(std::llround(stall / period));
+    const uint64_t engine_stall = (core_stall + active / 2) / active;
+    ++stats_.instructions;
+    stats_.macs += macs;
+    stats_.core_stall_cycles += core_stall;
+    stats_.stall_cycles += engine_stall;
+    counters_.add(PCCX_PERF_MACS, macs);
+    counters_.add(PCCX_PERF_GEMV_MACS, macs);
+    counters_.add(PCCX_PERF_GEMV_WEIGHT_STALL, engine_stall);
+  } catch (const mem::l2_range_error& e) {
+    r = {PCCX_ERR_L2_RANGE, std::string(name()) + ": GEMV: " + e.what()};
+  }
+  sync_to(std::max(end, local()));
+  return r;
+}
+
+}  // namespace pccx::npu

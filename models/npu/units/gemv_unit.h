@@ -1,0 +1,84 @@
+// The GEMV execution unit (bound as unit_kind::gemv): y = W x for INT4
+// weights streamed from the HP weight FIFOs and BF16 activations in the L2,
+// quantised to INT8 per activation row on the L1 load.
+//
+//   loads    M*K BF16 activations (ceil(M*K/8) words) through L2 port 1, and
+//            for accm the M*N old results, before compute starts;
+//   streams  one row record per output n from weight FIFO (n mod F); output
+//            row n runs on core (n mod active cores), which takes the record
+//            only when it is free and the bytes are ready (a slow FIFO stalls
+//            the core, a fast one backs up), then spends M*ceil(K/macs) clocks;
+//   writes   each result word through L2 port 1 once its 8 outputs are out of
+//            the reduction pipeline (pipeline_latency_cycles after their core).
+//
+// The thread is temporally decoupled (global quantum) and waits in kernel
+// time only when a FIFO holds no bytes for the next row. docs/gemv.md lists
+// the semantics and which of them the spec fixes.
+#pragma once
+
+#include <tlm.h>  // before the quantum keeper, which does not include it
+#include <tlm_utils/tlm_quantumkeeper.h>
+
+#include <cstdint>
+#include <functional>
+#include <systemc>
+#include <vector>
+
+#include "memory/dma/stream_fifo.h"
+#include "memory/l2/l2_memory.h"
+#include "npu/core/perf_counters.h"
+#include "npu/core/threaded_unit.h"
+
+namespace pccx::npu {
+
+struct gemv_unit_params {
+  sc_core::sc_time core_period = sc_core::sc_time(2.5, sc_core::SC_NS);
+  uint32_t cores = 4;                     // gemv.cores
+  uint32_t macs_per_core_per_cycle = 32;  // gemv.macs_per_core_per_cycle
+  uint32_t pipeline_latency_cycles = 6;   // 5-stage reduction tree + output register
+  uint32_t scale_group = 0;               // K elements per weight scale, 0 = one per row
+  bool functional = true;                 // compute values (also needs functional L2/FIFOs)
+};
+
+class gemv_unit : public threaded_unit {
+ public:
+  // weight_fifos: the FIFOs output rows are dealt from (row n: n mod size).
+  gemv_unit(sc_core::sc_module_name name, const gemv_unit_params& params, mem::l2_memory& l2,
+            std::vector<mem::stream_fifo*> weight_fifos, perf_counters& counters);
+
+  // findemax: called once per activation row with the max of its outputs
+  // (functional mode only). The platform wires it to sfu_unit::set_emax.
+  std::function<void(float)> on_emax;
+
+  // Bytes of one weight row record for K inputs (padded to 16 bytes).
+  uint64_t record_bytes(uint32_t k, bool w_scale) const;
+  uint32_t scales_per_row(uint32_t k) const;
+
+  struct stats {
+    uint64_t instructions = 0;  // retired without error
+    uint64_t macs = 0;
+    uint64_t rows = 0;               // weight row records consumed
+    uint64_t weight_bytes = 0;       // bytes popped from the weight FIFOs
+    uint64_t core_stall_cycles = 0;  // summed over cores: waiting for weight bytes
+    uint64_t stall_cycles = 0;       // core_stall_cycles / active cores (the perf counter)
+  };
+  const stats& statistics() const { return stats_; }
+  const gemv_unit_params& params() const { return params_; }
+
+ protected:
+  result execute(const dispatched_instruction& d) override;
+
+ private:
+  sc_core::sc_time local() const { return qk_.get_current_time(); }
+  void advance_to(const sc_core::sc_time& t);
+  void sync_to(const sc_core::sc_time& t);
+
+  gemv_unit_params params_;
+  mem::l2_memory& l2_;
+  std::vector<mem::stream_fifo*> fifos_;
+  perf_counters& counters_;
+  tlm_utils::tlm_quantumkeeper qk_;
+  stats stats_;
+};
+
+}  // namespace pccx::npu
