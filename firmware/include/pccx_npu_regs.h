@@ -54,7 +54,9 @@
 #define PCCX_PERF_SFU_ELEMENTS 11 /* elements the SFU processed */
 #define PCCX_PERF_GEMV_WEIGHT_STALL 12 /* GEMV cycles waiting for weights */
 #define PCCX_PERF_GEMV_MACS 13         /* MACs done by the GEMV engine */
-/* 14..23 are allocated by later units (GEMM, ...). */
+#define PCCX_PERF_GEMM_MACS 14         /* MACs done by the GEMM array */
+#define PCCX_PERF_GEMM_WEIGHT_STALL 15 /* GEMM cycles waiting for weight tiles */
+/* 16..23 are free. */
 
 /* Error codes latched in ERR_CODE. */
 #define PCCX_ERR_NONE 0x00

@@ -20,6 +20,8 @@ perf_counters::perf_counters() {
   name(PCCX_PERF_SFU_ELEMENTS, "sfu_elements");
   name(PCCX_PERF_GEMV_WEIGHT_STALL, "gemv_weight_stall_cycles");
   name(PCCX_PERF_GEMV_MACS, "gemv_macs");
+  name(PCCX_PERF_GEMM_MACS, "gemm_macs");
+  name(PCCX_PERF_GEMM_WEIGHT_STALL, "gemm_weight_stall_cycles");
 }
 
 void perf_counters::add(uint32_t index, uint64_t amount) {
