@@ -196,6 +196,26 @@ struct gemv_config {
   void validate(validator& check) const;
 };
 
+struct gemm_config {
+  std::uint32_t tile_load_cycles = 32;
+  std::uint32_t systolic_latency_cycles = 64;
+  std::uint32_t drain_limit = 1024;
+  std::uint32_t drain_cycles = 4;
+
+  template <class V>
+  void visit(V& v) {
+    v.field("tile_load_cycles", tile_load_cycles,
+            "Cycles to load a 32 x 64 INT4 weight tile into the array", range(1, 100000));
+    v.field("systolic_latency_cycles", systolic_latency_cycles,
+            "Array fill and drain latency per N-tile (SYSTOLIC_TOTAL_LATENCY)", range(0, 100000));
+    v.field("drain_limit", drain_limit,
+            "Accumulations before the array drains (1,024 per the README, 4,096 per the doc); "
+            "longer K is split",
+            range(1, 1048576));
+    v.field("drain_cycles", drain_cycles, "Cycles per extra drain window", range(0, 100000));
+  }
+};
+
 struct memcpy_config {
   bool kv_append = false;  // the KV append datapath is not part of this platform yet
   std::uint32_t chunk_words = 16;
@@ -215,6 +235,7 @@ struct npu_config {
   std::uint32_t issue_cycles = 1;
   std::uint32_t gemv_cores = 4;
   gemv_config gemv;
+  gemm_config gemm;
   l2_config l2;
   constant_cache_config constant_cache;
   sfu_config sfu;
@@ -228,6 +249,7 @@ struct npu_config {
     v.field("issue_cycles", issue_cycles, "Scheduler stage", range(0, 1000));
     v.field("gemv_cores", gemv_cores, "Number of GEMV cores", range(1, 32));
     v.field("gemv", gemv, "GEMV engine");
+    v.field("gemm", gemm, "GEMM systolic array (weights from HP0 and HP1)");
     v.field("l2", l2, "L2 scratchpad");
     v.field("constant_cache", constant_cache, "Constant cache (shapes and scales)");
     v.field("sfu", sfu, "Special-function unit (CVO instructions)");

@@ -249,3 +249,71 @@ TEST(MemorySystem, FirmwareRunsAnInt4GemvFromDdr) {
   EXPECT_EQ(macs, uint64_t{kN} * kK);
   EXPECT_EQ(r.memory["ddr"]["bandwidth"]["classes"]["weights"]["bytes"], kN * kK / 2);
 }
+
+namespace {
+
+// One 32 x 64 GEMM weight tile from firmware: columns 0..31 stream through
+// HP0, columns 32..63 through HP1 (16 bytes per K row, even column in the
+// low nibble), two activation rows through ACP, results back to DDR.
+constexpr unsigned kGm = 2, kGn = 64, kGk = 32;
+int8_t g_gw[kGk][kGn];
+int16_t g_gx[kGm][kGk];
+uint16_t g_gy[kGm * kGn];
+
+int gemm_from_firmware(void) {
+  uint8_t tile[2][kGk][16];
+  for (unsigned half = 0; half < 2; ++half)
+    for (unsigned k = 0; k < kGk; ++k)
+      for (unsigned c = 0; c < 32; c += 2)
+        tile[half][k][c / 2] = static_cast<uint8_t>((g_gw[k][half * 32 + c] & 0xF) |
+                                                    ((g_gw[k][half * 32 + c + 1] & 0xF) << 4));
+  uint16_t act[kGm * kGk];
+  for (unsigned m = 0; m < kGm; ++m)
+    for (unsigned k = 0; k < kGk; ++k) act[m * kGk + k] = to_bf16(g_gx[m][k]);
+  pccx_host_write(0x40000000ull, tile[0], sizeof tile[0]);
+  pccx_host_write(0x40010000ull, tile[1], sizeof tile[1]);
+  pccx_host_write(0x40020000ull, act, sizeof act);
+
+  uca_memset(0, 2, 1, 1, kGm * kGk);  // activations: 2 rows of 32
+  uca_memset(1, 3, kGm, kGn, kGk);    // weights: M=2, N=64, K=32
+  uca_memset(0, 4, 1, 1, kGm * kGn);  // results: 128 elements
+  pccx_dma_submit(PCCX_DMA_ACP_FMAP, 0x40020000ull, sizeof act, 1);
+  uca_memcpy(UCA_ROUTE_HOST_TO_L2, 0x40, 0, 2, 0);
+  pccx_dma_submit(PCCX_DMA_HP0, 0x40000000ull, sizeof tile[0], 2);
+  pccx_dma_submit(PCCX_DMA_HP1, 0x40010000ull, sizeof tile[1], 3);
+  uca_gemm(0x100, 0x40, 0, 2, 3, 0);
+  pccx_dma_submit(PCCX_DMA_ACP_RESULT, 0x40030000ull, sizeof g_gy, 4);
+  uca_memcpy(UCA_ROUTE_L2_TO_HOST, 0, 0x100, 4, 0);
+  if (uca_sync(100000) != 0) return 2;
+  pccx_dma_status st;
+  if (pccx_dma_wait_status(PCCX_DMA_ACP_RESULT, &st, 1000) != PCCX_DMA_OK) return 3;
+  pccx_host_read(0x40030000ull, g_gy, sizeof g_gy);
+  return 0;
+}
+
+}  // namespace
+
+TEST(MemorySystem, FirmwareRunsAGemmTileFromDdr) {
+  // Rows whose max |x| is 127 quantise with scale 1: results are the exact
+  // integer products rounded once to BF16.
+  for (unsigned m = 0; m < kGm; ++m)
+    for (unsigned k = 0; k < kGk; ++k)
+      g_gx[m][k] = static_cast<int16_t>(((m + 1) * 29 + k * 13) % 255) - 127;
+  g_gx[0][3] = 127;
+  g_gx[1][7] = -127;
+  for (unsigned k = 0; k < kGk; ++k)
+    for (unsigned n = 0; n < kGn; ++n) g_gw[k][n] = static_cast<int8_t>((k * 5 + n * 3) % 16) - 8;
+  auto r = vp::run_simulation(config::platform_config{}, test_firmware(&gemm_from_firmware, "gemm"),
+                              nullptr);
+  ASSERT_EQ(r.exit_code, 0) << r.message;
+  for (unsigned m = 0; m < kGm; ++m)
+    for (unsigned n = 0; n < kGn; ++n) {
+      int32_t acc = 0;
+      for (unsigned k = 0; k < kGk; ++k) acc += g_gw[k][n] * g_gx[m][k];
+      EXPECT_EQ(g_gy[m * kGn + n], to_bf16(static_cast<float>(acc))) << m << "," << n;
+    }
+  uint64_t macs = 0;
+  for (const auto& [name, value] : r.counters)
+    if (name == "gemm_macs") macs = value;
+  EXPECT_EQ(macs, uint64_t{kGm} * kGn * kGk);
+}

@@ -40,6 +40,7 @@ platform_top::platform_top(const runtime_params& rt, trace::trace_hub& traces,
       memcpy("dma", rt.memcpy, l2, *fifos[PCCX_DMA_ACP_FMAP], *fifos[PCCX_DMA_ACP_RESULT]),
       sfu("sfu", rt.sfu, l2, npu.counters()),
       gemv("gemv", rt.gemv, l2, pick_fifos(fifos, rt.gemv_weight_fifos), npu.counters()),
+      gemm("gemm", rt.gemm, l2, pick_fifos(fifos, {PCCX_DMA_HP0, PCCX_DMA_HP1}), npu.counters()),
       npu_irq_("npu_irq") {
   cpu.bus.bind(bus.cpu);
   cpu.ddr.bind(ddr.port(mem::ddr_port::cpu));
@@ -62,6 +63,7 @@ platform_top::platform_top(const runtime_params& rt, trace::trace_hub& traces,
   npu.bind_unit(npu::unit_kind::dma, memcpy);
   npu.bind_unit(npu::unit_kind::sfu, sfu);
   npu.bind_unit(npu::unit_kind::gemv, gemv);
+  npu.bind_unit(npu::unit_kind::gemm, gemm);
   // findemax: the GEMV engine hands its row maximum to the SFU's e_max register.
   gemv.on_emax = [this](float e_max) { sfu.set_emax(e_max); };
   ddr.set_trace(traces.channel("ddr"));

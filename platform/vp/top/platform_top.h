@@ -15,6 +15,7 @@
 #include "memory/dma/stream_fifo.h"
 #include "memory/l2/l2_memory.h"
 #include "npu/core/npu.h"
+#include "npu/units/gemm_unit.h"
 #include "npu/units/gemv_unit.h"
 #include "npu/units/memcpy_unit.h"
 #include "npu/units/sfu_unit.h"
@@ -48,6 +49,7 @@ class platform_top {
   npu::memcpy_unit memcpy;
   npu::sfu_unit sfu;
   npu::gemv_unit gemv;
+  npu::gemm_unit gemm;
 
   mem::stream_fifo& fifo(unsigned channel) { return *fifos.at(channel); }
 

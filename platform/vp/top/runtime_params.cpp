@@ -83,6 +83,14 @@ runtime_params to_runtime(const config::platform_config& cfg) {
   rt.gemv.scale_group = gemv.scale_group;
   rt.gemv.functional = rt.functional;
   rt.gemv_weight_fifos.assign(gemv.weight_fifos.begin(), gemv.weight_fifos.end());
+
+  const auto& gemm = cfg.npu.gemm;
+  rt.gemm.core_period = n.core_period;
+  rt.gemm.tile_load_cycles = gemm.tile_load_cycles;
+  rt.gemm.systolic_latency_cycles = gemm.systolic_latency_cycles;
+  rt.gemm.drain_limit = gemm.drain_limit;
+  rt.gemm.drain_cycles = gemm.drain_cycles;
+  rt.gemm.functional = rt.functional;
   return rt;
 }
 

@@ -11,6 +11,7 @@
 #include "memory/dma/dma_channel.h"
 #include "memory/l2/l2_memory.h"
 #include "npu/core/npu_params.h"
+#include "npu/units/gemm_unit.h"
 #include "npu/units/gemv_unit.h"
 #include "npu/units/memcpy_unit.h"
 #include "npu/units/sfu_unit.h"
@@ -41,6 +42,7 @@ struct runtime_params {
   npu::memcpy_unit_params memcpy;
   npu::sfu_unit_params sfu;
   npu::gemv_unit_params gemv;
+  npu::gemm_unit_params gemm;
   std::vector<unsigned> gemv_weight_fifos;  // HP channel numbers
 };
 

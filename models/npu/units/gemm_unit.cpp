@@ -1,0 +1,293 @@
+#include "npu/units/gemm_unit.h"
+
+#include <algorithm>
+#include <cmath>
+#include <stdexcept>
+#include <string>
+#include <variant>
+
+#include "npu/units/bf16.h"
+#include "pccx_isa.h"
+#include "uCA_v1_api.h"
+
+namespace pccx::npu {
+
+using sc_core::sc_time;
+using sc_core::SC_ZERO_TIME;
+
+namespace {
+constexpr uint32_t kWord = mem::l2_memory::kWordBytes;
+constexpr uint32_t kPerWord = bf16::kPerWord;
+constexpr unsigned kPort = mem::l2_memory::kComputePort;
+constexpr unsigned kFifos = 2;  // HP0, HP1
+
+uint32_t ceil_div(uint64_t a, uint64_t b) {
+  return static_cast<uint32_t>((a + b - 1) / b);
+}
+
+// INT4 two's complement nibble -> int.
+int nibble(uint8_t byte, bool high) {
+  const int v = high ? (byte >> 4) : (byte & 0xF);
+  return v >= 8 ? v - 16 : v;
+}
+}  // namespace
+
+gemm_unit::gemm_unit(sc_core::sc_module_name name, const gemm_unit_params& params,
+                     mem::l2_memory& l2, std::vector<mem::stream_fifo*> weight_fifos,
+                     perf_counters& counters)
+    : threaded_unit(name),
+      params_(params),
+      l2_(l2),
+      fifos_(std::move(weight_fifos)),
+      counters_(counters) {
+  const std::string n = this->name();
+  if (params_.core_period <= SC_ZERO_TIME)
+    throw std::invalid_argument(n + ": core_period must be positive");
+  if (params_.rows == 0 || params_.cols == 0 || params_.macs_per_pe == 0)
+    throw std::invalid_argument(n + ": rows, cols and macs_per_pe must be at least 1");
+  if ((params_.cols * params_.macs_per_pe) % 4 != 0)
+    throw std::invalid_argument(n + ": cols * macs_per_pe must be a multiple of 4");
+  if (params_.drain_limit == 0) throw std::invalid_argument(n + ": drain_limit must be at least 1");
+  if (fifos_.size() != kFifos)
+    throw std::invalid_argument(n + ": needs exactly two weight FIFOs (HP0, HP1)");
+  for (auto* f : fifos_)
+    if (!f) throw std::invalid_argument(n + ": null weight FIFO");
+}
+
+uint64_t gemm_unit::tile_bytes_per_fifo() const {
+  return uint64_t{params_.rows} * (tile_n() / kFifos) / 2;
+}
+
+uint64_t gemm_unit::scale_bytes_per_fifo() const {
+  return 2ull * (tile_n() / kFifos);
+}
+
+uint64_t gemm_unit::stream_bytes_per_fifo(uint32_t n, uint32_t k, bool w_scale) const {
+  const uint64_t nt = ceil_div(n, tile_n()), kt = ceil_div(k, tile_k());
+  return nt * ((w_scale ? scale_bytes_per_fifo() : 0) + kt * tile_bytes_per_fifo());
+}
+
+void gemm_unit::advance_to(const sc_time& t) {
+  const sc_time now = sc_core::sc_time_stamp();
+  if (t > local()) qk_.set(t - now);
+  if (qk_.need_sync()) qk_.sync();
+}
+
+void gemm_unit::sync_to(const sc_time& t) {
+  const sc_time now = sc_core::sc_time_stamp();
+  qk_.set(t > now ? t - now : SC_ZERO_TIME);
+  qk_.sync();
+}
+
+sc_time gemm_unit::take(unsigned f, uint64_t bytes, uint8_t* buf, const sc_time& at) {
+  mem::stream_fifo& fifo = *fifos_[f];
+  if (auto t = fifo.try_pop(bytes, buf, at)) return *t;
+  // No bytes for this tile yet: let the kernel (and the producer) catch up.
+  sync_to(at);
+  return std::max(fifo.pop(bytes, buf), at);
+}
+
+threaded_unit::result gemm_unit::execute(const dispatched_instruction& d) {
+  const auto* mm = std::get_if<isa::matmul_instr>(&d.ins.body);
+  if (!mm || d.ins.op != isa::opcode::gemm)
+    return {PCCX_ERR_UNIT_FAULT,
+            std::string(name()) + " executes GEMM only, not " + isa::opcode_name(d.ins.op)};
+  const uint32_t M = d.shape[0], N = d.shape[1], K = d.shape[2];
+  if (M == 0 || N == 0 || K == 0)
+    return {PCCX_ERR_ZERO_LENGTH, std::string(name()) + ": GEMM weight shape (M, N, K) = (" +
+                                      std::to_string(M) + ", " + std::to_string(N) + ", " +
+                                      std::to_string(K) + ") has a zero extent"};
+  const uint64_t xyz = uint64_t{d.size[0]} * d.size[1] * d.size[2];
+  if (xyz != uint64_t{M} * K)
+    return {PCCX_ERR_UNIT_FAULT, std::string(name()) +
+                                     ": GEMM activation size X*Y*Z = " + std::to_string(xyz) +
+                                     " (fmap_shape slot " + std::to_string(mm->size_ptr) +
+                                     ") != M*K = " + std::to_string(uint64_t{M} * K) +
+                                     " (weight_shape slot " + std::to_string(mm->shape_ptr) + ")"};
+  if (mm->lanes > 1)
+    return {PCCX_ERR_INVALID_LANES, std::string(name()) + ": parallel_lane " +
+                                        std::to_string(mm->lanes) + " above 1 (one GEMM array)"};
+  const bool w_scale = mm->flags & UCA_FLAG_W_SCALE;
+  const bool accm = mm->flags & UCA_FLAG_ACCM;
+  // UCA_FLAG_FINDEMAX is ignored by the GEMM unit (docs/gemm.md).
+  const uint64_t tbytes = tile_bytes_per_fifo();
+  const uint64_t sbytes = scale_bytes_per_fifo();
+  for (auto* f : fifos_)
+    if (f->capacity() < std::max(tbytes, sbytes))
+      return {PCCX_ERR_UNIT_FAULT, std::string(name()) + ": weight FIFO " + f->name() + " holds " +
+                                       std::to_string(f->capacity()) + " bytes, a tile is " +
+                                       std::to_string(tbytes)};
+  bool functional = params_.functional && l2_.functional();
+  for (auto* f : fifos_) functional = functional && f->functional();
+
+  const uint32_t TK = tile_k(), TN = tile_n(), half = TN / kFifos;
+  const uint32_t row_bytes = half / 2;
+  const uint32_t n_tiles = ceil_div(N, TN), k_tiles = ceil_div(K, TK);
+  const uint32_t windows = ceil_div(K, params_.drain_limit);
+  const sc_time period = params_.core_period;
+  const sc_time load_time = period * static_cast<double>(params_.tile_load_cycles);
+  const sc_time tile_time = period * static_cast<double>(M);
+  const uint64_t tail_cycles =
+      params_.systolic_latency_cycles + uint64_t{windows - 1} * params_.drain_cycles;
+  const sc_time tail_time = period * static_cast<double>(tail_cycles);
+  const uint32_t act_words = ceil_div(uint64_t{M} * K, kPerWord);
+  const uint32_t out_words = ceil_div(uint64_t{M} * N, kPerWord);
+
+  qk_.reset();
+  const sc_time t0 = sc_core::sc_time_stamp();
+  sc_time end = t0;
+  result r;
+  try {
+    // --- L1 load: activations (and old results for accm) through port 1.
+    std::vector<uint8_t> act_bytes(functional ? size_t{act_words} * kWord : 0);
+    std::vector<uint8_t> out_bytes(functional ? size_t{out_words} * kWord : 0);
+    sc_time ready =
+        l2_.read(kPort, mm->src_addr, act_words, functional ? act_bytes.data() : nullptr, local());
+    if (accm)
+      ready = l2_.read(kPort, mm->dest_reg, out_words, functional ? out_bytes.data() : nullptr,
+                       local());
+    if (!accm && functional) std::fill(out_bytes.begin(), out_bytes.end(), 0);
+    if (uint64_t{mm->dest_reg} + out_words > l2_.words())
+      throw mem::l2_range_error("GEMM result words " + std::to_string(mm->dest_reg) + ".." +
+                                    std::to_string(uint64_t{mm->dest_reg} + out_words - 1) +
+                                    " beyond the L2",
+                                mm->dest_reg, out_words, l2_.words());
+
+    // Quantise each activation row to INT8 (symmetric, per row), as GEMV.
+    std::vector<int8_t> qa(functional ? size_t{M} * K : 0);
+    std::vector<float> sa(functional ? M : 0);
+    if (functional) {
+      for (uint32_t m = 0; m < M; ++m) {
+        float amax = 0.0f;
+        for (uint32_t k = 0; k < K; ++k)
+          amax = std::max(
+              amax, std::fabs(bf16::to_float(bf16::load(act_bytes.data(), size_t{m} * K + k))));
+        const float s = amax == 0.0f ? 1.0f : amax / 127.0f;
+        sa[m] = s;
+        for (uint32_t k = 0; k < K; ++k) {
+          const float x = bf16::to_float(bf16::load(act_bytes.data(), size_t{m} * K + k));
+          float q = std::nearbyint(x / s);  // default FE_TONEAREST: half to even
+          q = std::min(127.0f, std::max(-127.0f, q));
+          qa[size_t{m} * K + k] = static_cast<int8_t>(q);
+        }
+      }
+    }
+
+    // --- Tiles: (N-tile j, K-tile i) in order; double-buffered loads.
+    std::vector<int8_t> w(functional ? size_t{N} * K : 0);  // unpacked weights, n-major
+    std::vector<float> sw(functional ? N : 0, 1.0f);
+    std::vector<uint8_t> buf(functional ? std::max(tbytes, sbytes) : 0);
+    std::vector<sc_time> ntile_end(n_tiles);
+    sc_time load_end = t0;                             // loader free
+    sc_time comp_end = ready;                          // array free (not before activations)
+    sc_time comp_end_prev2 = t0, comp_end_prev1 = t0;  // buffers: tiles t-2, t-1
+    sc_time stall;
+    uint64_t array_cycles = 0;
+    for (uint32_t j = 0; j < n_tiles; ++j) {
+      const uint32_t n0 = j * TN;
+      for (uint32_t i = 0; i < k_tiles; ++i) {
+        const uint32_t k0 = i * TK;
+        // The buffer of tile t-2 is free once that tile has computed.
+        const sc_time nominal = std::max(load_end, comp_end_prev2);
+        sc_time avail = nominal;
+        for (unsigned f = 0; f < kFifos; ++f) {
+          const uint32_t c0 = n0 + f * half;  // first output column of this FIFO
+          uint8_t* b = functional ? buf.data() : nullptr;
+          if (i == 0 && w_scale) {
+            avail = std::max(avail, take(f, sbytes, b, nominal));
+            stats_.weight_bytes += sbytes;
+            if (functional)
+              for (uint32_t c = 0; c < half && c0 + c < N; ++c)
+                sw[c0 + c] = bf16::to_float(bf16::load(b, c));
+          }
+          avail = std::max(avail, take(f, tbytes, b, nominal));
+          stats_.weight_bytes += tbytes;
+          if (functional)
+            for (uint32_t r = 0; r < TK && k0 + r < K; ++r)
+              for (uint32_t c = 0; c < half && c0 + c < N; ++c)
+                w[size_t{c0 + c} * K + k0 + r] =
+                    static_cast<int8_t>(nibble(b[size_t{r} * row_bytes + c / 2], c & 1));
+        }
+        ++stats_.tiles;
+        load_end = avail + load_time;
+        const sc_time start = std::max(comp_end, load_end);
+        // Weight stall: the array's idle gap before a tile whose bytes were late.
+        if (avail > nominal) stall += start - comp_end;
+        const bool last_k = i + 1 == k_tiles;
+        comp_end = start + tile_time + (last_k ? tail_time : SC_ZERO_TIME);
+        array_cycles += M + (last_k ? tail_cycles : 0);
+        comp_end_prev2 = comp_end_prev1;
+        comp_end_prev1 = comp_end;
+        advance_to(start);
+      }
+      ntile_end[j] = comp_end;
+    }
+    stats_.last_compute_start = ready;
+    stats_.last_compute_end = comp_end;
+
+    // --- Values: exact integer sums per drain window, windows added in FP32.
+    std::vector<float> y(functional ? size_t{M} * N : 0);
+    if (functional) {
+      const uint32_t L = params_.drain_limit;
+      for (uint32_t m = 0; m < M; ++m) {
+        const int8_t* a = &qa[size_t{m} * K];
+        for (uint32_t n = 0; n < N; ++n) {
+          const int8_t* wn = &w[size_t{n} * K];
+          float sum = 0.0f;
+          for (uint32_t k0 = 0; k0 < K; k0 += L) {
+            int64_t acc = 0;
+            for (uint32_t k = k0; k < std::min(K, k0 + L); ++k) acc += int32_t{a[k]} * wn[k];
+            sum += (static_cast<float>(acc) * sw[n]) * sa[m];
+          }
+          y[size_t{m} * N + n] = sum;
+        }
+      }
+    }
+
+    // --- Output: each word after the last N-tile it holds, N-tiles in order.
+    std::vector<std::vector<uint32_t>> words_of(n_tiles);
+    for (uint32_t wd = 0; wd < out_words; ++wd) {
+      uint32_t tj = 0;
+      const uint64_t last = std::min<uint64_t>(uint64_t{wd + 1} * kPerWord, uint64_t{M} * N);
+      for (uint64_t e = uint64_t{wd} * kPerWord; e < last; ++e)
+        tj = std::max<uint32_t>(tj, static_cast<uint32_t>((e % N) / TN));
+      words_of[tj].push_back(wd);
+    }
+    for (uint32_t j = 0; j < n_tiles; ++j) {
+      for (uint32_t wd : words_of[j]) {
+        uint8_t* wb = functional ? &out_bytes[size_t{wd} * kWord] : nullptr;
+        if (functional) {
+          for (uint32_t e = 0; e < kPerWord; ++e) {
+            const uint64_t idx = uint64_t{wd} * kPerWord + e;
+            if (idx >= uint64_t{M} * N) {
+              bf16::store(wb, e, 0);  // tail of the last word: zero
+              continue;
+            }
+            float v = y[idx];
+            if (accm) v += bf16::to_float(bf16::load(wb, e));
+            bf16::store(wb, e, bf16::from_float(v));
+          }
+        }
+        end = std::max(end, l2_.write(kPort, mm->dest_reg + wd, 1, wb, ntile_end[j]));
+      }
+    }
+    end = std::max(end, comp_end);
+
+    const uint64_t macs = uint64_t{M} * N * K;
+    const uint64_t stall_cycles = static_cast<uint64_t>(std::llround(stall / period));
+    ++stats_.instructions;
+    stats_.macs += macs;
+    stats_.stall_cycles += stall_cycles;
+    stats_.array_cycles += array_cycles;
+    stats_.drain_windows += uint64_t{n_tiles} * (windows - 1);
+    counters_.add(PCCX_PERF_MACS, macs);
+    counters_.add(PCCX_PERF_GEMM_MACS, macs);
+    counters_.add(PCCX_PERF_GEMM_WEIGHT_STALL, stall_cycles);
+  } catch (const mem::l2_range_error& e) {
+    r = {PCCX_ERR_L2_RANGE, std::string(name()) + ": GEMM: " + e.what()};
+  }
+  sync_to(std::max(end, local()));
+  return r;
+}
+
+}  // namespace pccx::npu

@@ -1,0 +1,97 @@
+// The GEMM execution unit (bound as unit_kind::gemm): Y = X W^T for INT4
+// weights streamed from two HP weight FIFOs (HP0, HP1) into one 32x32
+// weight-stationary systolic array (2 MAC per PE per clock, W4A8 packing:
+// a resident tile is 32 K rows x 64 N columns), BF16 activations in the L2
+// quantised to INT8 per activation row on the L1 load.
+//
+//   loads    M*K BF16 activations (ceil(M*K/8) words) through L2 port 1, and
+//            for accm the M*N old results, before compute starts;
+//   streams  per (N-tile, K-tile) 512 bytes from each FIFO (plus 64 scale
+//            bytes per FIFO at the start of an N-tile with w_scale); a tile
+//            loads in tile_load_cycles once its bytes are ready and a buffer
+//            is free (double-buffered: the next tile loads while one computes);
+//   computes M clocks per tile; at the end of an N-tile the systolic latency
+//            plus drain_cycles per extra drain window;
+//   writes   each result word through L2 port 1 after its last N-tile.
+//
+// The thread is temporally decoupled (global quantum) and waits in kernel
+// time only when a FIFO holds no bytes for the next tile. docs/gemm.md lists
+// the semantics and which of them the spec fixes.
+#pragma once
+
+#include <tlm.h>  // before the quantum keeper, which does not include it
+#include <tlm_utils/tlm_quantumkeeper.h>
+
+#include <cstdint>
+#include <systemc>
+#include <vector>
+
+#include "memory/dma/stream_fifo.h"
+#include "memory/l2/l2_memory.h"
+#include "npu/core/perf_counters.h"
+#include "npu/core/threaded_unit.h"
+
+namespace pccx::npu {
+
+struct gemm_unit_params {
+  sc_core::sc_time core_period = sc_core::sc_time(2.5, sc_core::SC_NS);
+  uint32_t rows = 32;                     // PE rows (K per tile)
+  uint32_t cols = 32;                     // PE columns
+  uint32_t macs_per_pe = 2;               // W4A8 packing: N per tile = cols * macs_per_pe
+  uint32_t tile_load_cycles = 32;         // one K row per clock
+  uint32_t systolic_latency_cycles = 64;  // once per N-tile (drain / normaliser)
+  uint32_t drain_limit = 1024;            // K values accumulated exactly per window
+  uint32_t drain_cycles = 4;              // per extra drain window per N-tile
+  bool functional = true;                 // compute values (also needs functional L2/FIFOs)
+};
+
+class gemm_unit : public threaded_unit {
+ public:
+  // weight_fifos: exactly two, [HP0, HP1]; HP0 feeds the first half of each
+  // tile's columns, HP1 the second half.
+  gemm_unit(sc_core::sc_module_name name, const gemm_unit_params& params, mem::l2_memory& l2,
+            std::vector<mem::stream_fifo*> weight_fifos, perf_counters& counters);
+
+  uint32_t tile_k() const { return params_.rows; }
+  uint32_t tile_n() const { return params_.cols * params_.macs_per_pe; }
+  // Bytes of one K-tile per FIFO (INT4, 16 bytes per K row for 32 columns).
+  uint64_t tile_bytes_per_fifo() const;
+  // Scale bytes per FIFO at the start of an N-tile (w_scale only).
+  uint64_t scale_bytes_per_fifo() const;
+  // Total bytes one FIFO carries for an (M, N, K) instruction.
+  uint64_t stream_bytes_per_fifo(uint32_t n, uint32_t k, bool w_scale) const;
+
+  struct stats {
+    uint64_t instructions = 0;  // retired without error
+    uint64_t macs = 0;
+    uint64_t tiles = 0;                   // weight tiles loaded
+    uint64_t weight_bytes = 0;            // bytes popped from the weight FIFOs
+    uint64_t stall_cycles = 0;            // array idle because tile bytes were late
+    uint64_t array_cycles = 0;            // array busy (M per tile + latency + drains)
+    uint64_t drain_windows = 0;           // extra drain windows (per N-tile)
+    sc_core::sc_time last_compute_start;  // activations ready (last instruction)
+    sc_core::sc_time last_compute_end;    // array done (last instruction)
+  };
+  const stats& statistics() const { return stats_; }
+  const gemm_unit_params& params() const { return params_; }
+
+ protected:
+  result execute(const dispatched_instruction& d) override;
+
+ private:
+  sc_core::sc_time local() const { return qk_.get_current_time(); }
+  void advance_to(const sc_core::sc_time& t);
+  void sync_to(const sc_core::sc_time& t);
+  // Takes `bytes` from FIFO f for a consumer at local time `at`; returns the
+  // time they are available (>= at).
+  sc_core::sc_time take(unsigned f, uint64_t bytes, uint8_t* buf, const sc_core::sc_time& at);
+
+  gemm_unit_params params_;
+  mem::l2_memory& l2_;
+  std::vector<mem::stream_fifo*> fifos_;
+  perf_counters& counters_;
+  tlm_utils::tlm_quantumkeeper qk_;
+  stats stats_;
+};
+
+}  // namespace pccx::npu
