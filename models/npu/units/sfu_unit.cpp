@@ -94,7 +94,7 @@ threaded_unit::result sfu_unit::execute(const dispatched_instruction& d) {
             std::string(name()) + ": CVO function " + hex(cv->func) +
                 (cv->func <= PCCX_CVO_LAST_DEFINED ? " (" + isa::cvo_func_name(cv->func) +
                                                          ") is an extension and extensions are off"
-                                                   : " is not implemented by the SFU")};
+                                                   : " names no SFU function")};
   if (cv->length == 0) return {PCCX_ERR_ZERO_LENGTH, "CVO length 0"};
 
   qk_.reset();
