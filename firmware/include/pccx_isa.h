@@ -29,6 +29,13 @@
 #define PCCX_MM_SHAPE_PTR_W 6
 #define PCCX_MM_LANE_LSB 3
 #define PCCX_MM_LANE_W 5
+/* GEMV parallel_lane: [3:0] active cores (0 = all); [4] set selects
+ * head-parallel partitioning (platform extension, npu.gemv.head_parallel):
+ * activation row m runs on core m mod cores and every weight row is
+ * broadcast to all of them. Clear: row-parallel, output row n on core
+ * n mod cores. */
+#define PCCX_LANES_COUNT_MASK 0x0Fu
+#define PCCX_LANES_HEAD_PARALLEL 0x10u
 #define PCCX_MM_RSV_LSB 0
 #define PCCX_MM_RSV_W 3
 /* Flags bits [2:0] are reserved. */

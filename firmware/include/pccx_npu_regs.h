@@ -36,27 +36,46 @@
 /* Performance counters, 64 bits each (LO at the offset, HI at +4), counted
  * in core clock cycles unless named otherwise. */
 #define PCCX_REG_PERF_BASE 0x40
-#define PCCX_PERF_COUNT 24
+#define PCCX_PERF_COUNT 32
 #define PCCX_REG_PERF_LO(i) (PCCX_REG_PERF_BASE + 8u * (i))
 #define PCCX_REG_PERF_HI(i) (PCCX_REG_PERF_BASE + 8u * (i) + 4u)
 
-#define PCCX_PERF_CYCLES 0       /* core cycles since reset */
-#define PCCX_PERF_MACS 1         /* multiply-accumulates done */
-#define PCCX_PERF_GEMV_BUSY 2    /* GEMV busy cycles */
-#define PCCX_PERF_GEMM_BUSY 3    /* GEMM busy cycles */
-#define PCCX_PERF_SFU_BUSY 4     /* SFU busy cycles */
-#define PCCX_PERF_DMA_BUSY 5     /* DMA (MEMCPY) busy cycles */
-#define PCCX_PERF_DDR_RD_BYTES 6 /* DDR bytes read by the NPU */
-#define PCCX_PERF_DDR_WR_BYTES 7 /* DDR bytes written by the NPU */
-#define PCCX_PERF_HAZARD_STALL 8 /* issue cycles lost to L2 range hazards */
-#define PCCX_PERF_UNIT_STALL 9   /* issue cycles lost to a busy unit */
-#define PCCX_PERF_CMD_EMPTY 10   /* issue cycles with CMD_IN empty */
-#define PCCX_PERF_SFU_ELEMENTS 11 /* elements the SFU processed */
+#define PCCX_PERF_CYCLES 0             /* core cycles since reset */
+#define PCCX_PERF_MACS 1               /* multiply-accumulates done */
+#define PCCX_PERF_GEMV_BUSY 2          /* GEMV busy cycles */
+#define PCCX_PERF_GEMM_BUSY 3          /* GEMM busy cycles */
+#define PCCX_PERF_SFU_BUSY 4           /* SFU busy cycles */
+#define PCCX_PERF_DMA_BUSY 5           /* DMA (MEMCPY) busy cycles */
+#define PCCX_PERF_DDR_RD_BYTES 6       /* DDR bytes read by the NPU */
+#define PCCX_PERF_DDR_WR_BYTES 7       /* DDR bytes written by the NPU */
+#define PCCX_PERF_HAZARD_STALL 8       /* issue cycles lost to L2 range hazards */
+#define PCCX_PERF_UNIT_STALL 9         /* issue cycles lost to a busy unit */
+#define PCCX_PERF_CMD_EMPTY 10         /* issue cycles with CMD_IN empty */
+#define PCCX_PERF_SFU_ELEMENTS 11      /* elements the SFU processed */
 #define PCCX_PERF_GEMV_WEIGHT_STALL 12 /* GEMV cycles waiting for weights */
 #define PCCX_PERF_GEMV_MACS 13         /* MACs done by the GEMV engine */
 #define PCCX_PERF_GEMM_MACS 14         /* MACs done by the GEMM array */
 #define PCCX_PERF_GEMM_WEIGHT_STALL 15 /* GEMM cycles waiting for weight tiles */
-/* 16..23 are free. */
+#define PCCX_PERF_SFU_CHAINED 16       /* CVOs fed by the direct GEMV -> SFU path */
+/* Instructions retired without error, per engine. */
+#define PCCX_PERF_GEMV_INSTRUCTIONS 17
+#define PCCX_PERF_GEMM_INSTRUCTIONS 18
+#define PCCX_PERF_SFU_INSTRUCTIONS 19
+#define PCCX_PERF_DMA_INSTRUCTIONS 20
+/* Busy cycles an engine spent waiting for its L2 operands. */
+#define PCCX_PERF_GEMV_L2_STALL 21   /* activation load into the L1s */
+#define PCCX_PERF_GEMM_L2_STALL 22   /* activation slices not yet in the buffer */
+#define PCCX_PERF_SFU_INPUT_STALL 23 /* elements late from L2 or the GEMV path */
+/* Cycles an instruction for the engine waited at issue on an L2 hazard. */
+#define PCCX_PERF_GEMV_HAZARD_STALL 24
+#define PCCX_PERF_GEMM_HAZARD_STALL 25
+#define PCCX_PERF_SFU_HAZARD_STALL 26
+#define PCCX_PERF_DMA_HAZARD_STALL 27
+/* Cycles with no instruction on the engine (cycles - busy). */
+#define PCCX_PERF_GEMV_IDLE 28
+#define PCCX_PERF_GEMM_IDLE 29
+#define PCCX_PERF_SFU_IDLE 30
+#define PCCX_PERF_DMA_IDLE 31
 
 /* Error codes latched in ERR_CODE. */
 #define PCCX_ERR_NONE 0x00

@@ -160,6 +160,7 @@ struct sfu_latency_config {
 struct sfu_config {
   std::uint32_t max_length = 2048;
   bool extensions = true;
+  bool gemv_chaining = true;
   std::string gelu = "tanh";
   sfu_latency_config latency_cycles;
 
@@ -168,6 +169,9 @@ struct sfu_config {
     v.field("max_length", max_length,
             "Elements per CVO instruction (the RTL stream bridge buffers 2048)", range(1, 65535));
     v.field("extensions", extensions, "Accept the platform-defined CVO codes 0x8..0xB");
+    v.field("gemv_chaining", gemv_chaining,
+            "Direct GEMV -> SFU path: a CVO whose source is an in-flight GEMV's result "
+            "consumes it as it is produced instead of waiting for the GEMV to retire");
     v.field("gelu", gelu,
             "GELU form: tanh (the model's) or sigmoid (the RTL's x * sigmoid(1.702 x))",
             one_of({"tanh", "sigmoid"}));
@@ -180,6 +184,7 @@ struct gemv_config {
   std::uint32_t pipeline_latency_cycles = 6;
   std::uint32_t scale_group = 0;
   std::vector<std::uint32_t> weight_fifos = {2, 3};
+  bool head_parallel = true;
 
   template <class V>
   void visit(V& v) {
@@ -192,6 +197,9 @@ struct gemv_config {
     v.field("weight_fifos", weight_fifos,
             "HP channels whose weight FIFOs feed the GEMV (row n from the (n mod count)-th)",
             items(1, 4));
+    v.field("head_parallel", head_parallel,
+            "Accept parallel_lane bit 4: head-parallel partitioning (activation row m on core "
+            "m mod cores, weight rows broadcast)");
   }
   void validate(validator& check) const;
 };

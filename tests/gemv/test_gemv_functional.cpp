@@ -4,6 +4,7 @@
 
 #include "gemv_bench.h"
 #include "gemv_reference.h"
+#include "pccx_isa.h"
 #include "pccx_npu_regs.h"
 #include "uCA_v1_api.h"
 
@@ -120,6 +121,20 @@ TEST_P(GemvLanes, SameResultForEveryLaneCount) {
   expect_same(out, p.expected(false));
 }
 INSTANTIATE_TEST_SUITE_P(Lanes, GemvLanes, ::testing::Values(0, 1, 2, 3, 4));
+
+// Head-parallel partitioning changes which core computes what, not the
+// values: 5 activation rows (not a multiple of the cores) on 0..4 lanes.
+class GemvHeadParallel : public ::testing::TestWithParam<int> {};
+TEST_P(GemvHeadParallel, SameResultAsTheReference) {
+  gemv_bench b;
+  const auto p = gemv_problem::random(5, 11, 96, true, 0, 12);
+  std::vector<uint16_t> out;
+  const auto lanes = static_cast<uint8_t>(PCCX_LANES_HEAD_PARALLEL | GetParam());
+  ASSERT_EQ(run_problem(b, p, UCA_FLAG_W_SCALE | UCA_FLAG_ACCM, lanes, out).err, 0u);
+  expect_same(out, p.expected(true));
+  EXPECT_EQ(b.gemv->statistics().rows, 11u) << "each weight row is streamed once";
+}
+INSTANTIATE_TEST_SUITE_P(Lanes, GemvHeadParallel, ::testing::Values(0, 1, 2, 3, 4));
 
 TEST(GemvFunctional, ThreeFifosDealRowsRoundRobin) {
   gemv_bench_options o;

@@ -94,6 +94,17 @@ TEST(DecodeError, InvalidLanes) {
   expect_error(mm_word(0, 0, 0, 0, 0, 0, 3), two, PCCX_ERR_INVALID_LANES,
                "GEMV lanes 3 exceeds the 2 GEMV cores (0 = all)");
   must_decode(mm_word(0, 0, 0, 0, 0, 0, 2), two);
+  // Bit 4 selects head-parallel partitioning; the core count is bits 3:0.
+  must_decode(mm_word(0, 0, 0, 0, 0, 0, 0x10 | 2), two);
+  must_decode(mm_word(0, 0, 0, 0, 0, 0, 0x10), kLim);
+  expect_error(mm_word(0, 0, 0, 0, 0, 0, 0x10 | 3), two, PCCX_ERR_INVALID_LANES,
+               "GEMV lanes 19 (head-parallel, 3 cores) exceeds the 2 GEMV cores (0 = all)");
+  decode_limits no_head = kLim;
+  no_head.gemv_head_parallel = false;
+  expect_error(mm_word(0, 0, 0, 0, 0, 0, 0x10 | 4), no_head, PCCX_ERR_INVALID_LANES,
+               "GEMV lanes 20: bit 4 (head-parallel) is a platform extension and "
+               "npu.gemv.head_parallel is off");
+  must_decode(mm_word(0, 0, 0, 0, 0, 0, 4), no_head);
   expect_error(mm_word(1, 0, 0, 0, 0, 0, 2), kLim, PCCX_ERR_INVALID_LANES,
                "GEMM lanes 2: the single systolic array takes 0 or 1");
   expect_error(mm_word(1, 0, 0, 0, 0, 0, 31), kLim, PCCX_ERR_INVALID_LANES,

@@ -22,6 +22,9 @@ TEST(Disassemble, Gemv) {
   EXPECT_EQ(disassemble(mm_word(0, 0, 0x1bfff, UCA_FLAG_W_SCALE, 0, 63, 0), kLim),
             "GEMV dest=0x00000 src=0x1bfff flags=w_scale size=fmap_shape[0] "
             "shape=weight_shape[63] lanes=0");
+  EXPECT_EQ(disassemble(mm_word(0, 0x10, 0x20, 0, 1, 2, 0x10 | 4), kLim),
+            "GEMV dest=0x00010 src=0x00020 size=fmap_shape[1] shape=weight_shape[2] "
+            "lanes=4,head");
 }
 
 TEST(Disassemble, GemmWithoutFlags) {

@@ -154,3 +154,98 @@ TEST(Hazards, BusyCountersAddUpUnitTime) {
   EXPECT_EQ(h.b.dut->counters().value(PCCX_PERF_GEMV_BUSY), 2000u);
   EXPECT_EQ(h.b.dut->counters().value(PCCX_PERF_SFU_BUSY), 1000u);
 }
+
+TEST(Hazards, StallsAndInstructionsAreCountedPerEngine) {
+  hazard_bench h;
+  h.b.run([](mmio_master& m) {
+    shapes(m);
+    m.issue(cvo_word(UCA_CVO_EXP, 0x000, 0x100, 64, true));  // writes 0x100..0x107
+    m.issue(gemv_word(0x800, 0x104, 0, 0));                  // RAW: waits for the CVO
+    m.wait_not_busy();
+  });
+  const auto& cmd = h.b.dut->cmd();
+  EXPECT_GT(cmd.counter(PCCX_PERF_GEMV_HAZARD_STALL), 900u);
+  EXPECT_EQ(cmd.counter(PCCX_PERF_SFU_HAZARD_STALL), 0u);
+  EXPECT_EQ(cmd.counter(PCCX_PERF_GEMV_HAZARD_STALL), cmd.counter(PCCX_PERF_HAZARD_STALL));
+  EXPECT_EQ(cmd.counter(PCCX_PERF_GEMV_INSTRUCTIONS), 1u);
+  EXPECT_EQ(cmd.counter(PCCX_PERF_SFU_INSTRUCTIONS), 1u);
+  EXPECT_EQ(cmd.counter(PCCX_PERF_GEMM_INSTRUCTIONS), 0u);
+  const uint64_t cycles = cmd.counter(PCCX_PERF_CYCLES);
+  for (auto [busy, idle] : {std::pair{PCCX_PERF_GEMV_BUSY, PCCX_PERF_GEMV_IDLE},
+                            {PCCX_PERF_GEMM_BUSY, PCCX_PERF_GEMM_IDLE},
+                            {PCCX_PERF_SFU_BUSY, PCCX_PERF_SFU_IDLE},
+                            {PCCX_PERF_DMA_BUSY, PCCX_PERF_DMA_IDLE}})
+    EXPECT_EQ(cmd.counter(busy) + cmd.counter(idle), cycles) << "counter " << busy;
+  EXPECT_EQ(cmd.counter(PCCX_PERF_GEMV_BUSY), 1000u);
+}
+
+TEST(Hazards, BusyIncludesTheInstructionInFlight) {
+  hazard_bench h;
+  uint64_t busy = 0, idle = 0, cycles = 0;
+  uint64_t busy_mmio = 0;
+  h.b.run([&](mmio_master& m) {
+    shapes(m);
+    m.issue(gemv_word(0x800, 0x200, 0, 0));
+    sc_core::wait(sc_core::sc_time(1, sc_core::SC_US));  // about 400 clocks into the GEMV
+    const auto& cmd = h.b.dut->cmd();  // one instant: no MMIO time between the reads
+    busy = cmd.counter(PCCX_PERF_GEMV_BUSY);
+    idle = cmd.counter(PCCX_PERF_GEMV_IDLE);
+    cycles = cmd.counter(PCCX_PERF_CYCLES);
+    busy_mmio = m.read64(PCCX_REG_PERF_LO(PCCX_PERF_GEMV_BUSY));
+    m.wait_not_busy();
+  });
+  EXPECT_GT(busy, 300u);
+  EXPECT_LT(busy, 1000u);
+  EXPECT_EQ(busy + idle, cycles);
+  EXPECT_GE(busy_mmio, busy) << "firmware sees the same counter, a little later";
+  EXPECT_LT(busy_mmio, 1000u);
+}
+
+// A CVO reading a GEMV's result is chained to it (the direct path): it issues
+// while the GEMV runs. With npu.sfu.gemv_chaining off it waits (RAW).
+class HazardsChaining : public ::testing::TestWithParam<bool> {};
+TEST_P(HazardsChaining, CvoOnAGemvResultChainsUnlessDisabled) {
+  {
+    const bool chaining = GetParam();
+    npu::npu_params p;
+    p.gemv_sfu_chaining = chaining;
+    npu_bench b(p);
+    fake_unit& gemv = b.add_unit(npu::unit_kind::gemv, 1000);
+    fake_unit& sfu = b.add_unit(npu::unit_kind::sfu, 100);
+    b.run([](mmio_master& m) {
+      shapes(m);
+      m.issue(gemv_word(0x800, 0x200, 0, 0));                   // writes 0x800..0x807
+      m.issue(cvo_word(UCA_CVO_GELU, 0x800, 0x900, 64, true));  // reads them
+      m.wait_not_busy();
+    });
+    ASSERT_EQ(sfu.runs.size(), 1u);
+    const auto& cmd = b.dut->cmd();
+    if (chaining) {
+      EXPECT_LT(sfu.runs[0].start, gemv.runs[0].end);
+      ASSERT_TRUE(sfu.runs[0].d.consumes);
+      EXPECT_EQ(sfu.runs[0].d.consumes, gemv.runs[0].d.produces);
+      EXPECT_EQ(cmd.counter(PCCX_PERF_SFU_CHAINED), 1u);
+      EXPECT_EQ(cmd.counter(PCCX_PERF_HAZARD_STALL), 0u);
+    } else {
+      EXPECT_GE(sfu.runs[0].start, gemv.runs[0].end);
+      EXPECT_FALSE(sfu.runs[0].d.consumes);
+      EXPECT_EQ(cmd.counter(PCCX_PERF_SFU_CHAINED), 0u);
+      EXPECT_GT(cmd.counter(PCCX_PERF_SFU_HAZARD_STALL), 900u);
+    }
+  }
+}
+INSTANTIATE_TEST_SUITE_P(OnOff, HazardsChaining, ::testing::Bool());
+
+// Only a source wholly inside the GEMV's result chains; a CVO that would
+// overwrite what the GEMV reads still waits (WAR).
+TEST(Hazards, ChainingKeepsTheOtherHazards) {
+  hazard_bench h;
+  h.b.run([](mmio_master& m) {
+    shapes(m);
+    m.issue(gemv_word(0x800, 0x200, 0, 0));                   // reads 0x200.., writes 0x800..0x807
+    m.issue(cvo_word(UCA_CVO_GELU, 0x804, 0x200, 64, true));  // source 0x804..0x80B: partly outside
+    m.wait_not_busy();
+  });
+  EXPECT_GE(h.sfu.runs[0].start, h.gemv.runs[0].end);
+  EXPECT_EQ(h.b.dut->cmd().counter(PCCX_PERF_SFU_CHAINED), 0u);
+}

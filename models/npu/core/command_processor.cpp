@@ -2,6 +2,7 @@
 
 #include <cinttypes>
 #include <cstdio>
+#include <memory>
 
 #include "pccx_isa.h"
 #include "uCA_v1_api.h"
@@ -22,6 +23,17 @@ std::string hex_word(uint64_t w) {
   std::snprintf(buf, sizeof buf, "0x%016" PRIx64, w);
   return buf;
 }
+
+// Per-engine counters, indexed by unit_kind.
+constexpr uint32_t kBusyCounter[] = {PCCX_PERF_GEMV_BUSY, PCCX_PERF_GEMM_BUSY, PCCX_PERF_SFU_BUSY,
+                                     PCCX_PERF_DMA_BUSY};
+constexpr uint32_t kIdleCounter[] = {PCCX_PERF_GEMV_IDLE, PCCX_PERF_GEMM_IDLE, PCCX_PERF_SFU_IDLE,
+                                     PCCX_PERF_DMA_IDLE};
+constexpr uint32_t kHazardCounter[] = {PCCX_PERF_GEMV_HAZARD_STALL, PCCX_PERF_GEMM_HAZARD_STALL,
+                                       PCCX_PERF_SFU_HAZARD_STALL, PCCX_PERF_DMA_HAZARD_STALL};
+constexpr uint32_t kInstructionCounter[] = {PCCX_PERF_GEMV_INSTRUCTIONS,
+                                            PCCX_PERF_GEMM_INSTRUCTIONS, PCCX_PERF_SFU_INSTRUCTIONS,
+                                            PCCX_PERF_DMA_INSTRUCTIONS};
 
 std::optional<unit_kind> unit_for(isa::opcode op) {
   switch (op) {
@@ -160,18 +172,29 @@ void command_processor::issue_thread() {
     }
 
     const unit_kind kind = *unit_for(d.ins.op);
+    if (kind == unit_kind::gemv && params_.gemv_sfu_chaining)
+      d.produces = std::make_shared<result_stream>(d.seq, d.writes.at(0));
     // In-order issue: the head waits for its unit and for older overlapping work.
     const sc_time t0 = sc_core::sc_time_stamp();
     bool hazard_seen = false;
     for (;;) {
-      const bool hazard = conflicts(d);
+      const in_flight_record* producer = chain_producer(d);
+      const bool hazard = conflicts(d, producer);
       const bool unit_busy = unit_busy_[static_cast<size_t>(kind)];
-      if (!hazard && !unit_busy) break;
+      if (!hazard && !unit_busy) {
+        if (producer) {
+          d.consumes = producer->d.produces;
+          counters_.add(PCCX_PERF_SFU_CHAINED, 1);
+          PCCX_LOG(log_, debug, "#" << d.seq << " chained to GEMV #" << producer->d.seq);
+        }
+        break;
+      }
       hazard_seen |= hazard;
       wait(retired_event_);
     }
     const uint64_t stall = cycles(sc_core::sc_time_stamp() - t0);
     counters_.add(hazard_seen ? PCCX_PERF_HAZARD_STALL : PCCX_PERF_UNIT_STALL, stall);
+    if (hazard_seen) counters_.add(kHazardCounter[static_cast<size_t>(kind)], stall);
 
     const sc_time started = sc_core::sc_time_stamp();
     unit_busy_[static_cast<size_t>(kind)] = true;
@@ -192,6 +215,25 @@ void command_processor::issue_thread() {
       while (still_running()) wait(retired_event_);
     }
   }
+}
+
+uint64_t command_processor::counter(uint32_t index) const {
+  const uint64_t now = cycles(sc_core::sc_time_stamp());
+  auto busy = [&](size_t k) {
+    uint64_t b = counters_.value(kBusyCounter[k]);
+    for (const auto& r : in_flight_)
+      if (static_cast<size_t>(r.kind) == k) b += cycles(sc_core::sc_time_stamp() - r.started);
+    return b;
+  };
+  if (index == PCCX_PERF_CYCLES) return now;
+  for (size_t k = 0; k < static_cast<size_t>(unit_kind::count); ++k) {
+    if (index == kBusyCounter[k]) return busy(k);
+    if (index == kIdleCounter[k]) {
+      const uint64_t b = busy(k);
+      return now > b ? now - b : 0;
+    }
+  }
+  return counters_.value(index);
 }
 
 uint32_t command_processor::resolve(dispatched_instruction& d, std::string& detail) const {
@@ -269,11 +311,24 @@ uint32_t command_processor::resolve(dispatched_instruction& d, std::string& deta
   return PCCX_ERR_NONE;
 }
 
-bool command_processor::conflicts(const dispatched_instruction& d) const {
+const command_processor::in_flight_record* command_processor::chain_producer(
+    const dispatched_instruction& d) const {
+  if (!params_.gemv_sfu_chaining || d.ins.op != isa::opcode::cvo || d.reads.empty()) return nullptr;
+  for (const auto& r : in_flight_)
+    if (r.d.produces && !r.d.produces->closed() && r.d.produces->covers(d.reads[0])) return &r;
+  return nullptr;
+}
+
+bool command_processor::conflicts(const dispatched_instruction& d,
+                                  const in_flight_record* chained) const {
   for (const auto& r : in_flight_) {
-    for (const auto& w : r.d.writes) {
-      for (const auto& x : d.reads)
-        if (x.overlaps(w)) return true;  // RAW
+    for (size_t wi = 0; wi < r.d.writes.size(); ++wi) {
+      const auto& w = r.d.writes[wi];
+      for (size_t ri = 0; ri < d.reads.size(); ++ri) {
+        // The chained source comes from the producer's stream, not from L2.
+        if (&r == chained && wi == 0 && ri == 0) continue;
+        if (d.reads[ri].overlaps(w)) return true;  // RAW
+      }
       for (const auto& x : d.writes)
         if (x.overlaps(w)) return true;  // WAW
     }
@@ -288,10 +343,11 @@ void command_processor::retire(uint64_t seq, uint32_t err, const std::string& de
   for (auto it = in_flight_.begin(); it != in_flight_.end(); ++it) {
     if (it->d.seq != seq) continue;
     const sc_time now = sc_core::sc_time_stamp();
-    static constexpr uint32_t busy_counter[] = {PCCX_PERF_GEMV_BUSY, PCCX_PERF_GEMM_BUSY,
-                                                PCCX_PERF_SFU_BUSY, PCCX_PERF_DMA_BUSY};
-    counters_.add(busy_counter[static_cast<size_t>(it->kind)], cycles(now - it->started));
+    const auto k = static_cast<size_t>(it->kind);
+    counters_.add(kBusyCounter[k], cycles(now - it->started));
+    if (err == PCCX_ERR_NONE) counters_.add(kInstructionCounter[k], 1);
     unit_busy_[static_cast<size_t>(it->kind)] = false;
+    if (it->d.produces) it->d.produces->close();  // releases a chained CVO on a failure
     ++retired_;
     record(it->d, unit_kind_name(it->kind), it->queued, it->issued, it->started, err, detail);
     if (err != PCCX_ERR_NONE) latch({it->d.ins.word, seq, it->queued}, err, detail, true);

@@ -51,6 +51,10 @@ class command_processor : public sc_core::sc_module, public completion_if {
   uint64_t retired() const { return retired_; }
   uint32_t in_flight() const { return static_cast<uint32_t>(in_flight_.size()); }
 
+  // A performance counter as firmware reads it now: cycles and idle are
+  // derived from the current time, busy includes the instruction in flight.
+  uint64_t counter(uint32_t index) const;
+
   // Called by the register bank on the MMIO side.
   void word_pushed();  // DONE clears when a new word arrives
   void clear_error();
@@ -72,7 +76,11 @@ class command_processor : public sc_core::sc_module, public completion_if {
   bool next_word(command_fifo::entry& out);
   // Fills shapes and L2 ranges; returns an error code or PCCX_ERR_NONE.
   uint32_t resolve(dispatched_instruction& d, std::string& detail) const;
-  bool conflicts(const dispatched_instruction& d) const;
+  // A RAW of d's first read range on `chained`'s result is allowed: d takes
+  // those words from the direct GEMV -> SFU path.
+  bool conflicts(const dispatched_instruction& d, const in_flight_record* chained) const;
+  // The in-flight GEMV a CVO can chain to, if any.
+  const in_flight_record* chain_producer(const dispatched_instruction& d) const;
   // traced: the instruction trace already has a record for this word.
   void latch(const command_fifo::entry& e, uint32_t code, const std::string& detail,
              bool traced = false);

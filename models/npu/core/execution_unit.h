@@ -6,9 +6,11 @@
 
 #include <array>
 #include <cstdint>
+#include <memory>
 #include <string>
 #include <vector>
 
+#include "npu/core/result_stream.h"
 #include "npu/isa/instruction.h"
 
 namespace pccx::npu {
@@ -26,6 +28,11 @@ struct dispatched_instruction {
   std::array<uint16_t, 3> size{};
   std::vector<isa::l2_range> reads;   // L2 words read
   std::vector<isa::l2_range> writes;  // L2 words written
+  // Direct GEMV -> SFU path (npu.sfu.gemv_chaining): a GEMV publishes its
+  // result words into `produces`; a chained CVO takes its source words from
+  // `consumes` (the producing GEMV's stream) instead of L2.
+  std::shared_ptr<result_stream> produces;
+  std::shared_ptr<result_stream> consumes;
 };
 
 class completion_if {

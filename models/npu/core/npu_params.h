@@ -19,8 +19,9 @@ struct npu_params {
   uint32_t cache_write_cycles = 1;
   std::array<std::string, 4> cache_bank_names{"fmap_shape", "weight_shape", "head_scale",
                                               "channel_scale"};
-  isa::decode_limits limits;  // L2 size, cores, CVO limits, enabled banks
-  bool strict = false;        // an NPU error ends the run instead of latching
+  isa::decode_limits limits;      // L2 size, cores, CVO limits, enabled banks
+  bool strict = false;            // an NPU error ends the run instead of latching
+  bool gemv_sfu_chaining = true;  // npu.sfu.gemv_chaining: the direct GEMV -> SFU path
 };
 
 }  // namespace pccx::npu

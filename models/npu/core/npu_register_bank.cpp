@@ -56,9 +56,7 @@ uint32_t npu_register_bank::status() const {
 }
 
 uint64_t npu_register_bank::counter(uint32_t index) const {
-  if (index == PCCX_PERF_CYCLES)
-    return static_cast<uint64_t>(sc_core::sc_time_stamp() / params_.core_period);
-  return counters_.value(index);
+  return cmd_.counter(index);
 }
 
 bool npu_register_bank::read(uint32_t offset, uint32_t& value, bool debug) {

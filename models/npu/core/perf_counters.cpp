@@ -22,6 +22,22 @@ perf_counters::perf_counters() {
   name(PCCX_PERF_GEMV_MACS, "gemv_macs");
   name(PCCX_PERF_GEMM_MACS, "gemm_macs");
   name(PCCX_PERF_GEMM_WEIGHT_STALL, "gemm_weight_stall_cycles");
+  name(PCCX_PERF_SFU_CHAINED, "sfu_chained_instructions");
+  name(PCCX_PERF_GEMV_INSTRUCTIONS, "gemv_instructions");
+  name(PCCX_PERF_GEMM_INSTRUCTIONS, "gemm_instructions");
+  name(PCCX_PERF_SFU_INSTRUCTIONS, "sfu_instructions");
+  name(PCCX_PERF_DMA_INSTRUCTIONS, "dma_instructions");
+  name(PCCX_PERF_GEMV_L2_STALL, "gemv_l2_stall_cycles");
+  name(PCCX_PERF_GEMM_L2_STALL, "gemm_l2_stall_cycles");
+  name(PCCX_PERF_SFU_INPUT_STALL, "sfu_input_stall_cycles");
+  name(PCCX_PERF_GEMV_HAZARD_STALL, "gemv_hazard_stall_cycles");
+  name(PCCX_PERF_GEMM_HAZARD_STALL, "gemm_hazard_stall_cycles");
+  name(PCCX_PERF_SFU_HAZARD_STALL, "sfu_hazard_stall_cycles");
+  name(PCCX_PERF_DMA_HAZARD_STALL, "dma_hazard_stall_cycles");
+  name(PCCX_PERF_GEMV_IDLE, "gemv_idle_cycles");
+  name(PCCX_PERF_GEMM_IDLE, "gemm_idle_cycles");
+  name(PCCX_PERF_SFU_IDLE, "sfu_idle_cycles");
+  name(PCCX_PERF_DMA_IDLE, "dma_idle_cycles");
 }
 
 void perf_counters::add(uint32_t index, uint64_t amount) {

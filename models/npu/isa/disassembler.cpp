@@ -5,6 +5,7 @@
 #include <type_traits>
 
 #include "npu/isa/instruction.h"
+#include "pccx_isa.h"
 #include "uCA_v1_api.h"
 
 namespace pccx::isa {
@@ -59,7 +60,10 @@ std::string disassemble(const instruction& ins) {
           return opcode_name(ins.op) + " dest=" + addr(b.dest_reg) + " src=" + addr(b.src_addr) +
                  flags_text(b.flags, mm_flags, 6) + " size=" + cache_bank_name(0) + "[" +
                  std::to_string(b.size_ptr) + "] shape=" + cache_bank_name(1) + "[" +
-                 std::to_string(b.shape_ptr) + "] lanes=" + std::to_string(b.lanes);
+                 std::to_string(b.shape_ptr) + "] lanes=" +
+                 (ins.op == opcode::gemv && (b.lanes & PCCX_LANES_HEAD_PARALLEL)
+                      ? std::to_string(b.lanes & PCCX_LANES_COUNT_MASK) + ",head"
+                      : std::to_string(b.lanes));
         } else if constexpr (std::is_same_v<T, memcpy_instr>) {
           std::string s = "MEMCPY " + memcpy_route_name(b.route()) + " dest=" + addr(b.dest) +
                           " src=" + addr(b.src);

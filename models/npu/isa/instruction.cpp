@@ -72,10 +72,17 @@ decode_result decode_matmul(uint64_t word, opcode op, const decode_limits& lim) 
   if (rsv != 0) return fail(PCCX_ERR_RESERVED_BITS, reserved_msg(name, "reserved bits [2:0]", rsv));
 
   if (op == opcode::gemv) {
-    if (m.lanes > lim.gemv_cores)
+    const uint32_t count = m.lanes & PCCX_LANES_COUNT_MASK;
+    const bool head = m.lanes & PCCX_LANES_HEAD_PARALLEL;
+    if (head && !lim.gemv_head_parallel)
       return fail(PCCX_ERR_INVALID_LANES, "GEMV lanes " + std::to_string(m.lanes) +
-                                              " exceeds the " + std::to_string(lim.gemv_cores) +
-                                              " GEMV cores (0 = all)");
+                                              ": bit 4 (head-parallel) is a platform extension and "
+                                              "npu.gemv.head_parallel is off");
+    if (count > lim.gemv_cores)
+      return fail(PCCX_ERR_INVALID_LANES,
+                  "GEMV lanes " + std::to_string(m.lanes) +
+                      (head ? " (head-parallel, " + std::to_string(count) + " cores)" : "") +
+                      " exceeds the " + std::to_string(lim.gemv_cores) + " GEMV cores (0 = all)");
   } else if (m.lanes > 1) {
     return fail(PCCX_ERR_INVALID_LANES, "GEMM lanes " + std::to_string(m.lanes) +
                                             ": the single systolic array takes 0 or 1");

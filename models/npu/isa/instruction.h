@@ -25,7 +25,7 @@ struct matmul_instr {
   uint8_t flags = 0;      // UCA_FLAG_*
   uint8_t size_ptr = 0;   // fmap_shape slot: activation extents (X, Y, Z)
   uint8_t shape_ptr = 0;  // weight_shape slot: (M, N, K)
-  uint8_t lanes = 0;      // active GEMV cores, 0 = all
+  uint8_t lanes = 0;      // GEMV: [3:0] active cores, 0 = all; [4] head-parallel
 };
 
 enum class memcpy_route : uint8_t {
@@ -70,7 +70,8 @@ struct instruction {
 // Limits the static decoder checks against; filled from the configuration.
 struct decode_limits {
   uint32_t l2_words = 114688;      // valid word addresses are 0..l2_words-1
-  uint32_t gemv_cores = 4;         // parallel_lane may be 0..gemv_cores
+  uint32_t gemv_cores = 4;         // parallel_lane[3:0] may be 0..gemv_cores
+  bool gemv_head_parallel = true;  // parallel_lane[4] (head-parallel) accepted
   uint32_t cvo_max_length = 2048;  // elements per CVO instruction
   bool cvo_extensions = true;      // accept PCCX_CVO_* codes 0x8..0xB
   uint32_t cache_slots = 64;       // constant-cache slots per bank

@@ -88,7 +88,9 @@ threaded_unit::result gemv_unit::execute(const dispatched_instruction& d) {
                                      " (fmap_shape slot " + std::to_string(mm->size_ptr) +
                                      ") != M*K = " + std::to_string(uint64_t{M} * K) +
                                      " (weight_shape slot " + std::to_string(mm->shape_ptr) + ")"};
-  const uint32_t active = mm->lanes == 0 ? params_.cores : mm->lanes;
+  const uint32_t lanes = mm->lanes & PCCX_LANES_COUNT_MASK;
+  const bool head_parallel = mm->lanes & PCCX_LANES_HEAD_PARALLEL;
+  const uint32_t active = lanes == 0 ? params_.cores : lanes;
   if (active > params_.cores)
     return {PCCX_ERR_INVALID_LANES, std::string(name()) + ": parallel_lane " +
                                         std::to_string(active) + " above " +
@@ -109,14 +111,18 @@ threaded_unit::result gemv_unit::execute(const dispatched_instruction& d) {
   const uint32_t S = w_scale ? scales_per_row(K) : 1;
   const uint32_t G = (!w_scale || params_.scale_group == 0) ? K : params_.scale_group;
   const sc_time period = params_.core_period;
-  const uint64_t row_cycles = uint64_t{M} * ceil_div(K, params_.macs_per_core_per_cycle);
+  const uint64_t k_cycles = ceil_div(K, params_.macs_per_core_per_cycle);
+  // Clocks a core spends on one weight row: every activation row
+  // (row-parallel) or its share of them (head-parallel).
+  const uint64_t row_cycles = (head_parallel ? ceil_div(M, active) : uint64_t{M}) * k_cycles;
   const sc_time row_time = period * static_cast<double>(row_cycles);
   const sc_time pipe = period * static_cast<double>(params_.pipeline_latency_cycles);
   const uint32_t act_words = ceil_div(uint64_t{M} * K, kPerWord);
   const uint32_t out_words = ceil_div(uint64_t{M} * N, kPerWord);
 
   qk_.reset();
-  sc_time end = sc_core::sc_time_stamp();
+  const sc_time t0 = sc_core::sc_time_stamp();
+  sc_time end = t0;
   result r;
   try {
     // --- L1 load: activations (and old results for accm) through port 1.
@@ -156,33 +162,70 @@ threaded_unit::result gemv_unit::execute(const dispatched_instruction& d) {
     }
     advance_to(ready);
 
-    // --- Compute: cores take rows round-robin, FIFOs deal rows round-robin.
-    std::vector<sc_time> core_free(active, ready);
+    // Result words in the order they complete: word w is written (and
+    // published on the direct SFU path) after the last weight row n that
+    // feeds one of its elements.
+    std::vector<std::vector<uint32_t>> words_after(N);
+    for (uint32_t w = 0; w < out_words; ++w) {
+      uint32_t last_n = 0;
+      for (uint64_t i = uint64_t{w} * kPerWord;
+           i < std::min<uint64_t>(uint64_t{w + 1} * kPerWord, uint64_t{M} * N); ++i)
+        last_n = std::max(last_n, static_cast<uint32_t>(i % N));
+      words_after[last_n].push_back(w);
+    }
+
+    // --- Compute. Row-parallel: weight row n runs on core n mod cores over
+    // all M activation rows. Head-parallel: weight row n is broadcast to all
+    // cores, core c handling activation rows m = c, c + cores, ...
+    std::vector<sc_time> core_free(head_parallel ? 1 : active, ready);
     std::vector<sc_time> done(size_t{M} * N);  // output element leaves the pipeline
     std::vector<float> y(functional ? size_t{M} * N : 0);
     std::vector<uint8_t> rec_buf(functional ? rec : 0);
     std::vector<float> sw(S, 1.0f);
     std::vector<int32_t> acc(S);
-    sc_time stall;
+    sc_time stall, last_done = ready;
+    auto write_word = [&](uint32_t w) {
+      sc_time t = SC_ZERO_TIME;  // its last element is out of the pipeline
+      for (uint64_t i = uint64_t{w} * kPerWord;
+           i < std::min<uint64_t>(uint64_t{w + 1} * kPerWord, uint64_t{M} * N); ++i)
+        t = std::max(t, done[i]);
+      uint8_t* wb = functional ? &out_bytes[size_t{w} * kWord] : nullptr;
+      if (functional) {
+        for (uint32_t j = 0; j < kPerWord; ++j) {
+          const uint64_t i = uint64_t{w} * kPerWord + j;
+          if (i >= uint64_t{M} * N) {
+            bf16::store(wb, j, 0);  // tail of the last word: zero
+            continue;
+          }
+          float v = y[i];
+          if (accm) v += bf16::to_float(bf16::load(wb, j));
+          bf16::store(wb, j, bf16::from_float(v));
+        }
+      }
+      const sc_time written = l2_.write(kPort, mm->dest_reg + w, 1, wb, t);
+      if (d.produces) d.produces->publish(mm->dest_reg + w, t);
+      return written;
+    };
     for (uint32_t n = 0; n < N; ++n) {
       mem::stream_fifo& fifo = *fifos_[n % F];
-      const uint32_t c = n % active;
+      sc_time& free_at = core_free[head_parallel ? 0 : n % active];
       uint8_t* buf = functional ? rec_buf.data() : nullptr;
       sc_time start;
-      if (auto t = fifo.try_pop(rec, buf, core_free[c])) {
+      if (auto t = fifo.try_pop(rec, buf, free_at)) {
         start = *t;
       } else {
         // No bytes for this row yet: let the kernel (and the producer) catch up.
-        sync_to(core_free[c]);
-        start = std::max(fifo.pop(rec, buf), core_free[c]);
+        sync_to(free_at);
+        start = std::max(fifo.pop(rec, buf), free_at);
       }
-      stall += start - core_free[c];
-      core_free[c] = start + row_time;
-      for (uint32_t m = 0; m < M; ++m)
+      stall += start - free_at;
+      free_at = start + row_time;
+      for (uint32_t m = 0; m < M; ++m) {
+        const uint64_t slot = head_parallel ? m / active : m;  // position in its core's queue
         done[size_t{m} * N + n] =
-            start +
-            period * static_cast<double>((m + 1) * ceil_div(K, params_.macs_per_core_per_cycle)) +
-            pipe;
+            start + period * static_cast<double>((slot + 1) * k_cycles) + pipe;
+        last_done = std::max(last_done, done[size_t{m} * N + n]);
+      }
       ++stats_.rows;
       stats_.weight_bytes += rec;
       if (functional) {
@@ -199,28 +242,7 @@ threaded_unit::result gemv_unit::execute(const dispatched_instruction& d) {
         }
       }
       advance_to(start);
-    }
-
-    // --- Output: a word is written once its last element is out.
-    for (uint32_t w = 0; w < out_words; ++w) {
-      sc_time t = SC_ZERO_TIME;
-      for (uint32_t i = w * kPerWord;
-           i < std::min<uint64_t>(uint64_t{w + 1} * kPerWord, uint64_t{M} * N); ++i)
-        t = std::max(t, done[i]);
-      uint8_t* wb = functional ? &out_bytes[size_t{w} * kWord] : nullptr;
-      if (functional) {
-        for (uint32_t j = 0; j < kPerWord; ++j) {
-          const uint64_t i = uint64_t{w} * kPerWord + j;
-          if (i >= uint64_t{M} * N) {
-            bf16::store(wb, j, 0);  // tail of the last word: zero
-            continue;
-          }
-          float v = y[i];
-          if (accm) v += bf16::to_float(bf16::load(wb, j));
-          bf16::store(wb, j, bf16::from_float(v));
-        }
-      }
-      end = std::max(end, l2_.write(kPort, mm->dest_reg + w, 1, wb, t));
+      for (uint32_t w : words_after[n]) end = std::max(end, write_word(w));
     }
     if (functional && findemax && on_emax) {
       for (uint32_t m = 0; m < M; ++m) {
@@ -233,6 +255,10 @@ threaded_unit::result gemv_unit::execute(const dispatched_instruction& d) {
 
     const uint64_t macs = uint64_t{M} * N * K;
     const uint64_t core_stall = static_cast<uint64_t>(std::llround(stall / period));
+    // Waiting on L2: the activation load before compute, and result writes
+    // still queued on the port after the last output left the pipeline.
+    const sc_time l2_wait = (ready - t0) + (end > last_done ? end - last_done : SC_ZERO_TIME);
+    const uint64_t l2_stall = static_cast<uint64_t>(std::llround(l2_wait / period));
     const uint64_t engine_stall = (core_stall + active / 2) / active;
     ++stats_.instructions;
     stats_.macs += macs;
@@ -241,9 +267,12 @@ threaded_unit::result gemv_unit::execute(const dispatched_instruction& d) {
     counters_.add(PCCX_PERF_MACS, macs);
     counters_.add(PCCX_PERF_GEMV_MACS, macs);
     counters_.add(PCCX_PERF_GEMV_WEIGHT_STALL, engine_stall);
+    counters_.add(PCCX_PERF_GEMV_L2_STALL, l2_stall);
+    stats_.l2_stall_cycles += l2_stall;
   } catch (const mem::l2_range_error& e) {
     r = {PCCX_ERR_L2_RANGE, std::string(name()) + ": GEMV: " + e.what()};
   }
+  if (d.produces) d.produces->close();
   sync_to(std::max(end, local()));
   return r;
 }

@@ -61,6 +61,7 @@ class gemv_unit : public threaded_unit {
     uint64_t weight_bytes = 0;       // bytes popped from the weight FIFOs
     uint64_t core_stall_cycles = 0;  // summed over cores: waiting for weight bytes
     uint64_t stall_cycles = 0;       // core_stall_cycles / active cores (the perf counter)
+    uint64_t l2_stall_cycles = 0;    // activation load and queued result writes
   };
   const stats& statistics() const { return stats_; }
   const gemv_unit_params& params() const { return params_; }

@@ -101,12 +101,15 @@ threaded_unit::result sfu_unit::execute(const dispatched_instruction& d) {
   end_ = sc_core::sc_time_stamp();
   result r;
   try {
-    run(*cv);
+    run(*cv, d.consumes.get());
     ++stats_.instructions;
     stats_.elements += cv->length;
     counters_.add(PCCX_PERF_SFU_ELEMENTS, cv->length);
   } catch (const mem::l2_range_error& e) {
     r = {PCCX_ERR_L2_RANGE,
+         std::string(name()) + ": CVO " + isa::cvo_func_name(cv->func) + ": " + e.what()};
+  } catch (const missing_input& e) {
+    r = {PCCX_ERR_UNIT_FAULT,
          std::string(name()) + ": CVO " + isa::cvo_func_name(cv->func) + ": " + e.what()};
   }
   // Retire when the last word is written, not when its reservation was made.
@@ -132,6 +135,24 @@ void sfu_unit::read_words(uint32_t first, uint32_t words, uint8_t* buf,
   }
 }
 
+void sfu_unit::forward_words(result_stream& stream, uint32_t first, uint32_t from, uint32_t count,
+                             uint8_t* buf, std::vector<sc_time>& arrival) {
+  const sc_time hop = params_.core_period;  // one register stage on the direct path
+  for (uint32_t i = from; i < from + count; ++i) {
+    const sc_time keep = local();
+    const auto t = stream.wait_for(first + i);  // may wait in kernel time for the GEMV
+    qk_.set(SC_ZERO_TIME);
+    advance_to(keep);
+    if (!t)
+      throw missing_input("source word " + std::to_string(first + i) +
+                          " was never produced by GEMV #" + std::to_string(stream.producer()) +
+                          " on the direct path (the GEMV failed)");
+    arrival[i] = *t + hop;
+    if (buf) l2_.debug_read(first + i, 1, buf + size_t{i} * kWord);  // the GEMV wrote it first
+  }
+  stats_.words_forwarded += count;
+}
+
 float sfu_unit::apply(uint8_t func, float x, float multiplier, float operand) const {
   switch (func) {
     case UCA_CVO_EXP: return std::exp(x);
@@ -149,7 +170,7 @@ float sfu_unit::apply(uint8_t func, float x, float multiplier, float operand) co
   }
 }
 
-void sfu_unit::run(const isa::cvo_instr& cv) {
+void sfu_unit::run(const isa::cvo_instr& cv, result_stream* chained) {
   const uint8_t f = cv.func;
   const uint32_t n = cv.length;
   const bool scale = f == UCA_CVO_SCALE;
@@ -173,14 +194,50 @@ void sfu_unit::run(const isa::cvo_instr& cv) {
     src_buf_.assign(size_t{src_words} * kWord, 0);
     dst_buf_.assign(size_t{dst_words} * kWord, 0);
   }
-  read_words(cv.src, src_words, arith ? src_buf_.data() : nullptr, src_arrival_);
+  const sc_time begin = local();
+  uint32_t fetched = 0;  // source words whose arrival is known
+  if (!chained) {
+    read_words(cv.src, src_words, arith ? src_buf_.data() : nullptr, src_arrival_);
+    fetched = src_words;
+  } else {
+    src_arrival_.assign(src_words, SC_ZERO_TIME);
+  }
   if (read_dst) read_words(cv.dst, dst_words, arith ? dst_buf_.data() : nullptr, dst_arrival_);
+  // Arrival of source word j; chained, taken from the GEMV only when needed,
+  // so results stream out while the GEMV still runs.
+  auto source = [&](uint32_t j) {
+    if (j >= fetched) {
+      forward_words(*chained, cv.src, fetched, j + 1 - fetched, arith ? src_buf_.data() : nullptr,
+                    src_arrival_);
+      fetched = j + 1;
+    }
+    return src_arrival_[j];
+  };
+  // Writes result words [written, upto) chunk by chunk. A chunk's words go
+  // out on consecutive clocks, none before it is ready.
+  uint32_t written = 0;
+  auto flush = [&](uint32_t upto) {
+    while (written < upto) {
+      const uint32_t c = std::min(params_.chunk_words, upto - written);
+      sc_time earliest = SC_ZERO_TIME;
+      for (uint32_t i = 0; i < c; ++i)
+        earliest = std::max(earliest, word_out_[written + i] - period * static_cast<double>(i));
+      advance_to(earliest);
+      end_ = l2_.write(kPort, cv.dst + written, c,
+                       arith ? dst_buf_.data() + size_t{written} * kWord : nullptr, earliest);
+      stats_.words_written += c;
+      written += c;
+    }
+  };
 
   // 2. Stream the elements: one per clock, each no earlier than its word.
   const float emax = emax_;
   sc_time entry = SC_ZERO_TIME;  // entry of the previous element
   bool first = true;
+  sc_time input_wait;  // clocks the pipeline waited for input words
   auto enter = [&](const sc_time& ready, uint32_t count) {  // `count` elements of one word
+    const sc_time free = first ? begin : entry + period;
+    if (ready > free) input_wait += ready - free;
     entry = first ? ready : std::max(entry + period, ready);
     first = false;
     entry += period * static_cast<double>(count - 1);
@@ -188,7 +245,7 @@ void sfu_unit::run(const isa::cvo_instr& cv) {
   };
   float multiplier = 1.0f;
   if (scale) {
-    enter(src_arrival_[0], 1);
+    enter(source(0), 1);
     if (arith) {
       const float s = bf16::to_float(bf16::load(src_buf_.data(), 0));
       multiplier = recip_scale ? (s == 0.0f ? 0.0f : 1.0f / s) : s;  // 1/0 -> 0 (pccx doc)
@@ -199,8 +256,9 @@ void sfu_unit::run(const isa::cvo_instr& cv) {
   word_out_.assign(dst_words, SC_ZERO_TIME);
   float sum = 0.0f;
   for (uint32_t w = 0; w < vec_words; ++w) {
+    if (!reduce && w > 0 && w % params_.chunk_words == 0) flush(w);  // the previous chunk is done
     const uint32_t count = std::min(kPerWord, n - w * kPerWord);
-    const sc_time last = enter(src_arrival_[vec_arrival0 + w], count);
+    const sc_time last = enter(source(vec_arrival0 + w), count);
     if (!reduce) {
       sc_time out = last + pipe;
       if (read_dst) out = std::max(out, dst_arrival_[w]);
@@ -235,20 +293,12 @@ void sfu_unit::run(const isa::cvo_instr& cv) {
     bf16::store(dst_buf_.data(), 0, bf16::from_float(y));
   }
 
-  // 3. Write the results chunk by chunk, as their last word completes. A
-  // chunk's words go out on consecutive clocks, none before it is ready.
-  uint32_t done = 0;
-  while (done < dst_words) {
-    const uint32_t c = std::min(params_.chunk_words, dst_words - done);
-    sc_time earliest = SC_ZERO_TIME;
-    for (uint32_t i = 0; i < c; ++i)
-      earliest = std::max(earliest, word_out_[done + i] - period * static_cast<double>(i));
-    advance_to(earliest);
-    end_ = l2_.write(kPort, cv.dst + done, c,
-                     arith ? dst_buf_.data() + size_t{done} * kWord : nullptr, earliest);
-    stats_.words_written += c;
-    done += c;
-  }
+  const uint64_t wait_cycles = static_cast<uint64_t>(std::llround(input_wait / period));
+  stats_.input_stall_cycles += wait_cycles;
+  counters_.add(PCCX_PERF_SFU_INPUT_STALL, wait_cycles);
+
+  // 3. The remaining result words (REDUCE_SUM: its one word).
+  flush(dst_words);
 }
 
 }  // namespace pccx::npu

@@ -2,7 +2,9 @@
 // one BF16 element per core clock through a function pipeline, FP32 inside.
 //
 //   reads    src words through L2 port 1 (SCALE: the scalar word at src, then
-//            the vector from src + 1), and for accm / MUL / ADD the dst words;
+//            the vector from src + 1), or, chained to a GEMV, from the direct
+//            GEMV -> SFU path as the GEMV produces them; for accm / MUL / ADD
+//            also the dst words through port 1;
 //   streams  element i enters at max(previous entry + 1 clock, its word's
 //            arrival), leaves latency + output_register clocks later;
 //   writes   result words through L2 port 1 as they complete (REDUCE_SUM: one
@@ -20,6 +22,7 @@
 #include <tlm_utils/tlm_quantumkeeper.h>
 
 #include <cstdint>
+#include <stdexcept>
 #include <systemc>
 #include <vector>
 
@@ -68,6 +71,8 @@ class sfu_unit : public threaded_unit {
     uint64_t elements = 0;      // vector elements processed (SCALE's scalar not counted)
     uint64_t words_read = 0;
     uint64_t words_written = 0;
+    uint64_t words_forwarded = 0;     // source words taken from the direct GEMV path
+    uint64_t input_stall_cycles = 0;  // pipeline waiting for input words
   };
   const stats& statistics() const { return stats_; }
   const sfu_unit_params& params() const { return params_; }
@@ -84,7 +89,16 @@ class sfu_unit : public threaded_unit {
   // per word) and, when `buf` is not null, the bytes.
   void read_words(uint32_t first, uint32_t words, uint8_t* buf,
                   std::vector<sc_core::sc_time>& arrival);
-  void run(const isa::cvo_instr& cv);
+  // A chained source word the GEMV never produced (it failed).
+  struct missing_input : std::runtime_error {
+    using std::runtime_error::runtime_error;
+  };
+  // Takes source words [from, from + count) of the vector at `first` from
+  // the direct GEMV path: data from the L2 (the GEMV wrote them), time from
+  // the stream, no L2 port cycles.
+  void forward_words(result_stream& stream, uint32_t first, uint32_t from, uint32_t count,
+                     uint8_t* buf, std::vector<sc_core::sc_time>& arrival);
+  void run(const isa::cvo_instr& cv, result_stream* chained);
   float apply(uint8_t func, float x, float multiplier, float operand) const;
 
   sfu_unit_params params_;

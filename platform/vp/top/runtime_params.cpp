@@ -18,6 +18,8 @@ runtime_params to_runtime(const config::platform_config& cfg) {
   n.cache_write_cycles = cfg.npu.constant_cache.write_cycles;
   n.limits.l2_words = cfg.npu.l2.words;
   n.limits.gemv_cores = cfg.npu.gemv_cores;
+  n.limits.gemv_head_parallel = cfg.npu.gemv.head_parallel;
+  n.gemv_sfu_chaining = cfg.npu.sfu.gemv_chaining;
   n.limits.cvo_max_length = cfg.npu.sfu.max_length;
   n.limits.cvo_extensions = cfg.npu.sfu.extensions;
   n.limits.cache_slots = cfg.npu.constant_cache.slots;

@@ -133,7 +133,7 @@ run_result run_simulation(const config::platform_config& cfg, const firmware_ima
   r.instructions_retired = top.npu.cmd().retired();
   const auto& pc = top.npu.counters();
   for (uint32_t i = 0; i < npu::perf_counters::size(); ++i) {
-    const uint64_t v = i == PCCX_PERF_CYCLES ? top.npu.cycles() : pc.value(i);
+    const uint64_t v = top.npu.cmd().counter(i);
     if (pc.name_of(i).rfind("perf_", 0) != 0) r.counters.emplace_back(pc.name_of(i), v);
   }
   if (top.npu.cmd().busy())
