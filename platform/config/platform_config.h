@@ -209,6 +209,8 @@ struct gemm_config {
   std::uint32_t systolic_latency_cycles = 64;
   std::uint32_t drain_limit = 1024;
   std::uint32_t drain_cycles = 4;
+  std::uint32_t act_buffer_bytes = 1048576;
+  std::uint32_t acc_buffer_entries = 262144;
 
   template <class V>
   void visit(V& v) {
@@ -221,6 +223,14 @@ struct gemm_config {
             "longer K is split",
             range(1, 1048576));
     v.field("drain_cycles", drain_cycles, "Cycles per extra drain window", range(0, 100000));
+    v.field("act_buffer_bytes", act_buffer_bytes,
+            "Activation buffer the L2 streams into, K-slice by K-slice; an instruction's M*K "
+            "INT8 activations must fit (1 MiB holds the 917,504 BF16 of the default L2)",
+            at_least(1));
+    v.field("acc_buffer_entries", acc_buffer_entries,
+            "Partial sums held across K-tiles: the first N-group has max(1, min(N-tiles, "
+            "entries / (M * 64))) N-tiles that share each streamed activation slice",
+            at_least(1));
   }
 };
 

@@ -1,5 +1,6 @@
 // Plain C++ reference for the GEMM unit (docs/gemm.md) and the weight
-// stream builder for the two FIFOs (HP0: tile columns 0..31, HP1: 32..63).
+// stream builder for the two FIFOs (HP0: tile columns 0..31, HP1: 32..63)
+// in the unit's tile order (first N-group K-tile outer, then N-tile by N-tile).
 #pragma once
 
 #include <algorithm>
@@ -22,27 +23,42 @@ struct gemm_problem {
 
   static constexpr uint32_t kTileK = 32, kTileN = 64, kHalf = 32;
 
-  // Bytes for FIFO f (0 = HP0, 1 = HP1), whole instruction.
-  std::vector<uint8_t> stream(unsigned f) const {
+  // N-tiles of the first group for an accumulator buffer of `entries`
+  // partial sums: max(1, min(N-tiles, entries / (M * 64))).
+  static uint32_t group(uint32_t M, uint32_t N, uint32_t entries) {
+    const uint32_t n_tiles = (N + kTileN - 1) / kTileN;
+    const uint64_t fit = entries / (uint64_t{M} * kTileN);
+    return static_cast<uint32_t>(std::max<uint64_t>(1, std::min<uint64_t>(n_tiles, fit)));
+  }
+
+  // Bytes for FIFO f (0 = HP0, 1 = HP1), whole instruction, in tile order:
+  // the first `group` N-tiles K-tile outer, N-tile inner, then each later
+  // N-tile with its K-tiles in order. With w_scale an N-tile's 32 scales
+  // per FIFO precede its first K-tile.
+  std::vector<uint8_t> stream(unsigned f, uint32_t group) const {
     std::vector<uint8_t> s;
-    for (uint32_t n0 = 0; n0 < N; n0 += kTileN) {
+    auto tile = [&](uint32_t n0, uint32_t k0) {
       const uint32_t c0 = n0 + f * kHalf;
-      if (w_scale)
+      if (w_scale && k0 == 0)
         for (uint32_t c = 0; c < kHalf; ++c) {
           const uint16_t v = c0 + c < N ? scales[c0 + c] : 0;
           s.push_back(static_cast<uint8_t>(v & 0xFF));
           s.push_back(static_cast<uint8_t>(v >> 8));
         }
-      for (uint32_t k0 = 0; k0 < K; k0 += kTileK)
-        for (uint32_t r = 0; r < kTileK; ++r)
-          for (uint32_t c = 0; c < kHalf; c += 2) {
-            auto at = [&](uint32_t cc) -> uint8_t {
-              const uint32_t n = c0 + cc, k = k0 + r;
-              return (n < N && k < K) ? static_cast<uint8_t>(w[size_t{n} * K + k] & 0xF) : 0;
-            };
-            s.push_back(static_cast<uint8_t>(at(c) | (at(c + 1) << 4)));
-          }
-    }
+      for (uint32_t r = 0; r < kTileK; ++r)
+        for (uint32_t c = 0; c < kHalf; c += 2) {
+          auto at = [&](uint32_t cc) -> uint8_t {
+            const uint32_t n = c0 + cc, k = k0 + r;
+            return (n < N && k < K) ? static_cast<uint8_t>(w[size_t{n} * K + k] & 0xF) : 0;
+          };
+          s.push_back(static_cast<uint8_t>(at(c) | (at(c + 1) << 4)));
+        }
+    };
+    const uint32_t first_end = std::min(N, group * kTileN);
+    for (uint32_t k0 = 0; k0 < K; k0 += kTileK)
+      for (uint32_t n0 = 0; n0 < first_end; n0 += kTileN) tile(n0, k0);
+    for (uint32_t n0 = first_end; n0 < N; n0 += kTileN)
+      for (uint32_t k0 = 0; k0 < K; k0 += kTileK) tile(n0, k0);
     return s;
   }
 

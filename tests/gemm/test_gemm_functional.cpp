@@ -1,5 +1,7 @@
 // Results: bit-exact against gemm_reference.h for one tile, odd sizes,
-// w_scale, accm, K-split drain windows; errors.
+// w_scale, accm, K-split drain windows, K not a multiple of 8, N-groups of
+// every shape (one group, group then single N-tiles, single N-tiles);
+// errors.
 #include <gtest/gtest.h>
 
 #include "gemm_bench.h"
@@ -19,9 +21,11 @@ gemm_outcome run_problem(gemm_bench& b, const gemm_problem& p, uint8_t flags,
   b.put(kSrc, p.x);
   if (flags & UCA_FLAG_ACCM) b.put(kDst, p.old);
   gemm_outcome o;
+  const uint32_t group = gemm_problem::group(p.M, p.N, b.opt.gemm.acc_buffer_entries);
+  EXPECT_EQ(b.gemm->group_ntiles(p.M, p.N), group);
   b.run([&](gemm_driver& d) {
     for (unsigned f = 0; f < 2; ++f) {
-      const auto s = p.stream(f);
+      const auto s = p.stream(f, group);
       b.fifos[f]->push(s.size(), sc_core::sc_time_stamp(), s.data());
     }
     gemm_call c;
@@ -35,6 +39,12 @@ gemm_outcome run_problem(gemm_bench& b, const gemm_problem& p, uint8_t flags,
 gemm_bench_options with_limit(uint32_t limit) {
   gemm_bench_options o;
   o.gemm.drain_limit = limit;
+  return o;
+}
+
+gemm_bench_options with_acc(uint32_t entries) {
+  gemm_bench_options o;
+  o.gemm.acc_buffer_entries = entries;
   return o;
 }
 
@@ -116,6 +126,90 @@ TEST(GemmFunctional, KSplitSmallLimit) {
   ASSERT_EQ(run_problem(b, p, UCA_FLAG_W_SCALE, out).err, 0u);
   expect_same(out, p.expected(false, 64));
   EXPECT_EQ(b.gemm->statistics().drain_windows, 2u * 3);
+}
+
+TEST(GemmFunctional, KNotAMultipleOf8) {
+  // (3, 70, 37): 2 N-tiles in one group (K-tile outer), slices k 0..31 and
+  // 32..36. Row m holds elements 37m..37m+36 (8 per word):
+  //   slice 0: rows 0, 1, 2 = elements 0..31, 37..68, 74..105 = words 0..3,
+  //            4..8, 9..13: 14 words, one run;
+  //   slice 1: elements 32..36, 69..73, 106..110 = words 4, 8..9, 13: 4 words
+  //            (all four were read by slice 0 too: the buffer holds INT8
+  //            elements, not words).
+  // Slice 0 is in at 14 + 3 = 17, slice 1 at 18 + 3 = 21 clocks.
+  // Tiles (N-tile, K-tile) in order (0,0) (1,0) (0,1) (1,1), 3 rows each:
+  //   (0,0) loaded at 32, runs 32..35;  (1,0) loaded at 64, runs 64..67;
+  //   (0,1) loads when (0,0) is done: 64..96, runs 96 + 3 + 64 latency = 163;
+  //   (1,1) loaded at 128, runs 163 + 3 + 64 = 230.
+  // Result words (210 elements, 27 words): 5 hold a column >= 64 (words 8,
+  // 16, 17, 25, 26) and follow N-tile 1; the other 22 are written 163..185,
+  // those 5 at 230..235.
+  gemm_bench b;
+  const auto p = gemm_problem::random(3, 70, 37, true, 8);
+  std::vector<uint16_t> out;
+  const auto o = run_problem(b, p, UCA_FLAG_W_SCALE, out);
+  ASSERT_EQ(o.err, 0u) << o.detail;
+  expect_same(out, p.expected(false));
+  EXPECT_EQ(b.gemm->group_ntiles(3, 70), 2u);
+  EXPECT_EQ(b.l2->statistics(1).words_read, 14u + 4);
+  EXPECT_DOUBLE_EQ(o.cycles(), 235);
+  EXPECT_EQ(b.gemm->statistics().l2_stall_cycles, 0u);
+}
+
+TEST(GemmFunctional, KBelowOneTileNotAMultipleOf8) {
+  // (5, 64, 20): one slice, the 100 elements are contiguous: 13 words.
+  gemm_bench b;
+  const auto p = gemm_problem::random(5, 64, 20, false, 9);
+  std::vector<uint16_t> out;
+  ASSERT_EQ(run_problem(b, p, 0, out).err, 0u);
+  expect_same(out, p.expected(false));
+  EXPECT_EQ(b.l2->statistics(1).words_read, 13u);
+}
+
+TEST(GemmFunctional, GroupThenSingleNTiles) {
+  // 5 N-tiles, accumulator for 2 x (64 x 64): N-tiles 0, 1 K-tile outer,
+  // then 2, 3, 4 one by one; K = 100 gives 4 K-tiles, the last partial.
+  gemm_bench b(with_acc(2 * 64 * 64));
+  const auto p = gemm_problem::random(64, 300, 100, true, 10);
+  std::vector<uint16_t> out;
+  ASSERT_EQ(run_problem(b, p, UCA_FLAG_W_SCALE, out).err, 0u);
+  EXPECT_EQ(b.gemm->group_ntiles(64, 300), 2u);
+  expect_same(out, p.expected(false));
+  EXPECT_EQ(b.gemm->statistics().tiles, 5u * 4);
+}
+
+TEST(GemmFunctional, SingleNTileGroups) {
+  // An accumulator smaller than one N-tile's outputs still gives groups of 1.
+  gemm_bench b(with_acc(100));
+  const auto p = gemm_problem::random(3, 200, 100, true, 11);
+  std::vector<uint16_t> out;
+  ASSERT_EQ(run_problem(b, p, UCA_FLAG_W_SCALE | UCA_FLAG_ACCM, out).err, 0u);
+  EXPECT_EQ(b.gemm->group_ntiles(3, 200), 1u);
+  expect_same(out, p.expected(true));
+}
+
+TEST(GemmFunctional, ActivationsBeyondTheBuffer) {
+  gemm_bench_options opt;
+  opt.gemm.act_buffer_bytes = 4096;
+  gemm_bench b(opt);
+  gemm_outcome fits, over;
+  b.run([&](gemm_driver& d) {
+    gemm_call c;
+    c.M = 64, c.N = 64, c.K = 64, c.src = kSrc, c.dst = kDst;  // 4096 bytes: fits
+    const uint64_t bytes = b.gemm->stream_bytes_per_fifo(64, 64, false);
+    for (auto& f : b.fifos) f->push(bytes, sc_core::sc_time_stamp(), nullptr);
+    fits = d.execute(c);
+    c.K = 65;  // 4160 bytes
+    over = d.execute(c);
+  });
+  EXPECT_EQ(fits.err, 0u) << fits.detail;
+  EXPECT_EQ(over.err, uint32_t{PCCX_ERR_UNIT_FAULT});
+  EXPECT_NE(over.detail.find("M*K = 4160"), std::string::npos) << over.detail;
+  EXPECT_NE(over.detail.find("4096 bytes (npu.gemm.act_buffer_bytes)"), std::string::npos)
+      << over.detail;
+  // Refused before any L2 access: only the first instruction's 512 words.
+  EXPECT_EQ(b.l2->statistics(1).words_read, 64u * 64 / 8);
+  EXPECT_DOUBLE_EQ((over.retire - over.start) / ns(2.5), 0);
 }
 
 TEST(GemmFunctional, SizeMismatchAndZeroAndLanes) {

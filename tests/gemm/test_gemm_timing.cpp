@@ -1,4 +1,5 @@
-// Timing from the structure: activation load through L2 port 1, double-
+// Timing from the structure: activation slices streamed through L2 port 1
+// into the activation buffer, N-groups (first group K-tile outer), double-
 // buffered weight tile loads from HP0/HP1, M clocks per tile, systolic
 // latency per N-tile, drain windows, per-word result writes.
 #include <gtest/gtest.h>
@@ -40,10 +41,11 @@ TEST(GemmTiming, OneTileExact) {
   gemm_bench b(timing(64 * 1024));
   const auto o = preloaded(b, 4, 64, 32);
   ASSERT_EQ(o.err, 0u) << o.detail;
-  // Activations 16 words (+3 URAM latency) overlap the 32-clock tile load;
-  // 4 rows + 64 systolic latency; 32 result words.
+  // The one slice (16 words, in at 16 + 3) arrives during the 32-clock tile
+  // load; 4 rows + 64 systolic latency; 32 result words.
   EXPECT_DOUBLE_EQ(o.cycles(), 32 + 4 + 64 + 32);
   EXPECT_EQ(b.counters.value(PCCX_PERF_GEMM_WEIGHT_STALL), 0u);
+  EXPECT_EQ(b.gemm->statistics().l2_stall_cycles, 0u);
 }
 
 TEST(GemmTiming, DrainWindowsCost) {
@@ -52,38 +54,124 @@ TEST(GemmTiming, DrainWindowsCost) {
   gemm_bench b(opt);
   const auto o = preloaded(b, 64, 64, 256);  // 4 windows: 3 extra x 4 clocks
   ASSERT_EQ(o.err, 0u) << o.detail;
-  // Activations 2048 words + 3; then 8 tiles x 64 rows, + 64 + 12; 512 words.
-  EXPECT_DOUBLE_EQ(o.cycles(), 2048 + 3 + 8 * 64 + 64 + 3 * 4 + 512);
+  // One N-tile, 8 slices of 64 rows x 4 words = 256 words: slice i is in at
+  // 256 (i + 1) + 3. A tile needs 64 clocks, so each waits for its slice:
+  // the last starts at 8 x 256 + 3, runs 64 rows + 64 latency + 12 drain,
+  // then 512 result words.
+  EXPECT_DOUBLE_EQ(o.cycles(), 8 * 256 + 3 + 64 + 64 + 3 * 4 + 512);
+  // Activation stall: tile 0 is loaded at 32 and waits to 259; each later
+  // tile waits 256 - 64 clocks.
+  EXPECT_EQ(b.gemm->statistics().l2_stall_cycles, 259u - 32 + 7 * (256 - 64));
 }
 
 TEST(GemmTiming, Utilisation1024Cubed) {
   // 1024 x 1024 BF16 activations (2 MiB) exceed the 1.75 MiB L2: timing-only
-  // run on a larger L2 with the same port timing.
+  // run on a larger L2 with the same port timing. The 1 MiB activation
+  // buffer holds the 1024 x 1024 INT8 activations; the 262,144-entry
+  // accumulator holds 4 N-tiles of 1024 x 64 partial sums, so G = 4.
+  //
+  // Slice i = 1024 rows x 4 words = 4,096 words, in at 4,096 (i + 1) + 3.
+  // First group (N-tiles 0..3, K-tile outer): a slice serves 4 tiles of
+  // 1,024 clocks = 4,096 clocks, exactly its successor's load time, so tile
+  // (j, i) starts at 4,099 + 4,096 i + 1,024 j and the array never waits
+  // after the first slice. In slice 31 each N-tile's last K-tile adds the
+  // 64-clock systolic latency: the group ends at 4,099 + 32 x 4,096 +
+  // 4 x 64 = 135,427. N-tiles 4..15 follow one by one (all slices
+  // resident), 32 x 1,024 + 64 = 32,832 clocks each: the array is done at
+  // 135,427 + 12 x 32,832 = 529,411 = 4,099 + 512 x 1,024 + 16 x 64.
+  // Result words: 8,192 per N-tile. The first group's 32,768 words
+  // (132,163..164,931) and each later N-tile's words finish before the next
+  // N-tile does; the last N-tile's 8,192 words end the instruction at
+  // 537,603 clocks.
   const uint32_t D = 1024;
   gemm_bench b(timing(256 * 1024, 300000));
+  EXPECT_EQ(b.gemm->group_ntiles(D, D), 4u);
   const auto o = preloaded(b, D, D, D, 140000);
   ASSERT_EQ(o.err, 0u) << o.detail;
   const double macs = double(D) * D * D, peak = 2048;
   const auto& s = b.gemm->statistics();
-  const double act = D * D / 8 + 3;              // activation load
+  const double first_slice = 4 * D + 3;
   const double array = 16.0 * 32 * D + 16 * 64;  // tiles + systolic latency
   const double tail = D * 64 / 8;                // last N-tile's result words
-  EXPECT_DOUBLE_EQ(o.cycles(), act + array + tail);
+  EXPECT_DOUBLE_EQ(o.cycles(), first_slice + array + tail);
+  EXPECT_DOUBLE_EQ(o.cycles(), 537603);
   EXPECT_EQ(s.array_cycles, uint64_t(array));
+  EXPECT_EQ(s.l2_stall_cycles, uint64_t(first_slice) - 32);  // tile 0 loaded at 32
+  EXPECT_EQ(b.l2->statistics(1).words_read, uint64_t(D) * D / 8);
   EXPECT_EQ(b.counters.value(PCCX_PERF_GEMM_WEIGHT_STALL), 0u);
   EXPECT_EQ(b.counters.value(PCCX_PERF_GEMM_MACS), uint64_t(D) * D * D);
-  const double after_load = (o.retire - s.last_compute_start) / ns(2.5);
   const double u_array = macs / array / peak;
-  const double u_after_load = macs / after_load / peak;
-  const double u_run = macs / o.cycles() / peak;
+  const double u_run = macs / o.cycles() / peak;  // issue to retire
+  EXPECT_GE(u_run, 0.95);
   EXPECT_GE(u_array, 0.95);
-  EXPECT_GE(u_after_load, 0.95);
   std::printf(
-      "GEMM 1024^3: %.0f cycles, run %.2f%% (%.1f MAC/clk), after activation load "
-      "%.2f%%, array busy %.2f%%\n",
-      o.cycles(), 100 * u_run, macs / o.cycles(), 100 * u_after_load, 100 * u_array);
+      "GEMM 1024^3: %.0f cycles, issue to retire %.2f%% (%.1f MAC/clk), array busy %.2f%%\n",
+      o.cycles(), 100 * u_run, macs / o.cycles(), 100 * u_array);
+  RecordProperty("cycles", std::to_string(o.cycles()));
   RecordProperty("utilisation_run", std::to_string(u_run));
-  RecordProperty("utilisation_after_load", std::to_string(u_after_load));
+  RecordProperty("utilisation_array", std::to_string(u_array));
+}
+
+// (128, 512, 1024) with an accumulator of `entries`: 8 N-tiles, 32 slices
+// of 128 rows x 4 words = 512 words, slice i in at 512 (i + 1) + 3; a tile
+// needs 128 clocks, an N-tile 32 x 128 + 64 = 4,160 once its slices are
+// in; 1,024 result words per N-tile.
+struct grouped_run {
+  double cycles = 0;
+  uint64_t act_stall = 0;
+  uint32_t group = 0;
+};
+
+grouped_run run_grouped(uint32_t entries) {
+  gemm_bench_options opt = timing(256 * 1024);
+  opt.gemm.acc_buffer_entries = entries;
+  gemm_bench b(opt);
+  const auto o = preloaded(b, 128, 512, 1024);
+  EXPECT_EQ(o.err, 0u) << o.detail;
+  EXPECT_EQ(b.gemm->statistics().array_cycles, 8u * 4160);
+  EXPECT_EQ(b.counters.value(PCCX_PERF_GEMM_WEIGHT_STALL), 0u);
+  std::printf("(128, 512, 1024), %u entries: G = %u, %.0f cycles, activation stall %llu\n", entries,
+              b.gemm->group_ntiles(128, 512), o.cycles(),
+              static_cast<unsigned long long>(b.gemm->statistics().l2_stall_cycles));
+  return {o.cycles(), b.gemm->statistics().l2_stall_cycles, b.gemm->group_ntiles(128, 512)};
+}
+
+TEST(GemmTiming, SingleNTileGroupsAreLoadBound) {
+  // G = 1 (8,192 entries = one N-tile): N-tile 0 is paced by the stream,
+  // K-tile i starts when slice i is in; its last tile starts at 32 x 512 + 3
+  // = 16,387 and ends at 16,387 + 128 + 64 = 16,579. N-tiles 1..7 then run
+  // back to back: 16,579 + 7 x 4,160 = 45,699, + 1,024 words = 46,723
+  // (against 34,819 with G = 4 below).
+  // Activation stall: tile 0 from 32 (loaded) to 515, then 31 x (512 - 128).
+  const auto r = run_grouped(8192);
+  EXPECT_EQ(r.group, 1u);
+  EXPECT_DOUBLE_EQ(r.cycles, 46723);
+  EXPECT_EQ(r.act_stall, 515u - 32 + 31 * (512 - 128));
+}
+
+TEST(GemmTiming, FourNTileGroupHidesTheStream) {
+  // G = 4 (32,768 entries): a slice serves 4 x 128 = 512 clocks, its
+  // successor's load time: tile (j, i) starts at 515 + 512 i + 128 j; the
+  // group ends at 515 + 32 x 512 + 4 x 64 = 17,155 (its 4,096 result words
+  // are written 16,579..20,675, during N-tile 4); N-tiles 4..7: 17,155 +
+  // 4 x 4,160 = 33,795, + 1,024 words = 34,819.
+  const auto r = run_grouped(4 * 8192);
+  EXPECT_EQ(r.group, 4u);
+  EXPECT_DOUBLE_EQ(r.cycles, 34819);
+  EXPECT_EQ(r.act_stall, 515u - 32);
+}
+
+TEST(GemmTiming, OneGroupWritesAllResultsAtTheEnd) {
+  // G = 8 (the default 262,144 entries, capped at the 8 N-tiles): one
+  // group; a slice serves 1,024 clocks, more than its load, so the array
+  // never waits after slice 0 and is done at 515 + 32 x 1,024 + 8 x 64 =
+  // 33,795 as with G = 4; but all 8 N-tiles finish within the last slice
+  // (N-tile 0 at 515 + 31 x 1,024 + 128 + 64 = 32,451) and their 8,192
+  // result words end at 40,643.
+  const auto r = run_grouped(262144);
+  EXPECT_EQ(r.group, 8u);
+  EXPECT_DOUBLE_EQ(r.cycles, 40643);
+  EXPECT_EQ(r.act_stall, 515u - 32);
 }
 
 TEST(GemmTiming, WeightStarvedFollowsThePortRate) {
@@ -106,11 +194,16 @@ TEST(GemmTiming, WeightStarvedFollowsThePortRate) {
     o = d.execute(c);
   });
   ASSERT_EQ(o.err, 0u) << o.detail;
-  // Last bytes at 64 x 256 ns, then load 32 + 8 rows + 64 latency + 64 words.
+  // One group of both N-tiles (K-tile outer); the activation slices (32
+  // words each) are in long before their tiles' bytes. Last bytes at
+  // 64 x 256 ns, then load 32 + 8 rows + 64 latency + 64 words (N-tile 0's
+  // words are written while N-tile 1's last tile runs).
   const double port_limited = tiles * 256 / 2.5 + 32 + M + 64 + M * 64 / 8;
   EXPECT_NEAR(o.cycles(), port_limited, 1.0) << o.cycles();
   const auto& s = b.gemm->statistics();
-  const double idle = (s.last_compute_end - s.last_compute_start) / ns(2.5) - s.array_cycles;
+  EXPECT_EQ(s.l2_stall_cycles, 0u);
+  // Array idle from the instruction's start (the gap before tile 0 counts).
+  const double idle = (s.last_compute_end - o.start) / ns(2.5) - s.array_cycles;
   const double stall = double(b.counters.value(PCCX_PERF_GEMM_WEIGHT_STALL));
   EXPECT_GT(stall, 0.9 * idle) << stall << " of " << idle << " idle";
   EXPECT_LE(stall, idle + 0.5);

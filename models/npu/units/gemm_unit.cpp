@@ -25,6 +25,34 @@ uint32_t ceil_div(uint64_t a, uint64_t b) {
   return static_cast<uint32_t>((a + b - 1) / b);
 }
 
+// Consecutive L2 words, relative to the first activation word.
+struct word_run {
+  uint64_t first;
+  uint64_t words;
+};
+
+// The words holding K columns [k0, k1) of all M rows of an M x K row-major
+// BF16 block, in increasing order. A word holding elements of two rows of
+// the slice is listed once; a word also holding elements of another slice
+// is listed again for that slice (the buffer keeps INT8 elements, not words).
+std::vector<word_run> slice_runs(uint32_t m_rows, uint32_t k, uint32_t k0, uint32_t k1) {
+  std::vector<word_run> runs;
+  uint64_t next = 0;  // first word after the last one listed
+  for (uint32_t m = 0; m < m_rows; ++m) {
+    const uint64_t row = uint64_t{m} * k;
+    uint64_t wa = (row + k0) / kPerWord;
+    const uint64_t wb = (row + k1 - 1) / kPerWord;
+    if (!runs.empty()) wa = std::max(wa, next);
+    if (wa > wb) continue;
+    if (!runs.empty() && wa == next)
+      runs.back().words += wb - wa + 1;
+    else
+      runs.push_back({wa, wb - wa + 1});
+    next = wb + 1;
+  }
+  return runs;
+}
+
 // INT4 two's complement nibble -> int.
 int nibble(uint8_t byte, bool high) {
   const int v = high ? (byte >> 4) : (byte & 0xF);
@@ -67,6 +95,13 @@ uint64_t gemm_unit::stream_bytes_per_fifo(uint32_t n, uint32_t k, bool w_scale) 
   return nt * ((w_scale ? scale_bytes_per_fifo() : 0) + kt * tile_bytes_per_fifo());
 }
 
+uint32_t gemm_unit::group_ntiles(uint32_t m, uint32_t n) const {
+  const uint64_t n_tiles = ceil_div(n, tile_n());
+  const uint64_t per_ntile = std::max<uint64_t>(1, uint64_t{m} * tile_n());
+  const uint64_t fit = params_.acc_buffer_entries / per_ntile;
+  return static_cast<uint32_t>(std::max<uint64_t>(1, std::min(n_tiles, fit)));
+}
+
 void gemm_unit::advance_to(const sc_time& t) {
   const sc_time now = sc_core::sc_time_stamp();
   if (t > local()) qk_.set(t - now);
@@ -107,6 +142,11 @@ threaded_unit::result gemm_unit::execute(const dispatched_instruction& d) {
   if (mm->lanes > 1)
     return {PCCX_ERR_INVALID_LANES, std::string(name()) + ": parallel_lane " +
                                         std::to_string(mm->lanes) + " above 1 (one GEMM array)"};
+  if (uint64_t{M} * K > params_.act_buffer_bytes)
+    return {PCCX_ERR_UNIT_FAULT,
+            std::string(name()) + ": GEMM activations M*K = " + std::to_string(uint64_t{M} * K) +
+                " INT8 bytes exceed the activation buffer of " +
+                std::to_string(params_.act_buffer_bytes) + " bytes (npu.gemm.act_buffer_bytes)"};
   const bool w_scale = mm->flags & UCA_FLAG_W_SCALE;
   const bool accm = mm->flags & UCA_FLAG_ACCM;
   // UCA_FLAG_FINDEMAX is ignored by the GEMM unit (docs/gemm.md).
@@ -123,6 +163,7 @@ threaded_unit::result gemm_unit::execute(const dispatched_instruction& d) {
   const uint32_t TK = tile_k(), TN = tile_n(), half = TN / kFifos;
   const uint32_t row_bytes = half / 2;
   const uint32_t n_tiles = ceil_div(N, TN), k_tiles = ceil_div(K, TK);
+  const uint32_t group = group_ntiles(M, N);
   const uint32_t windows = ceil_div(K, params_.drain_limit);
   const sc_time period = params_.core_period;
   const sc_time load_time = period * static_cast<double>(params_.tile_load_cycles);
@@ -138,20 +179,34 @@ threaded_unit::result gemm_unit::execute(const dispatched_instruction& d) {
   sc_time end = t0;
   result r;
   try {
-    // --- L1 load: activations (and old results for accm) through port 1.
+    // Both L2 ranges are checked before any port time is reserved.
+    auto check_range = [&](const char* what, uint32_t first, uint32_t words) {
+      if (uint64_t{first} + words > l2_.words())
+        throw mem::l2_range_error(std::string("GEMM ") + what + " words " + std::to_string(first) +
+                                      ".." + std::to_string(uint64_t{first} + words - 1) +
+                                      " beyond the L2",
+                                  first, words, l2_.words());
+    };
+    check_range("activation", mm->src_addr, act_words);
+    check_range("result", mm->dest_reg, out_words);
+
+    // --- Activation stream: slice i (K-tile i, all M rows) through port 1
+    // into the activation buffer, slices in order; then, for accm, the old
+    // results. All reservations are made now: the stream does not wait.
     std::vector<uint8_t> act_bytes(functional ? size_t{act_words} * kWord : 0);
+    std::vector<sc_time> slice_ready(k_tiles, t0);
+    for (uint32_t i = 0; i < k_tiles; ++i)
+      for (const word_run& run : slice_runs(M, K, i * TK, std::min(K, (i + 1) * TK))) {
+        uint8_t* dst = functional ? &act_bytes[size_t(run.first) * kWord] : nullptr;
+        slice_ready[i] = std::max(slice_ready[i],
+                                  l2_.read(kPort, static_cast<uint32_t>(mm->src_addr + run.first),
+                                           static_cast<uint32_t>(run.words), dst, local()));
+      }
     std::vector<uint8_t> out_bytes(functional ? size_t{out_words} * kWord : 0);
-    sc_time ready =
-        l2_.read(kPort, mm->src_addr, act_words, functional ? act_bytes.data() : nullptr, local());
+    sc_time old_ready = t0;
     if (accm)
-      ready = l2_.read(kPort, mm->dest_reg, out_words, functional ? out_bytes.data() : nullptr,
-                       local());
-    if (!accm && functional) std::fill(out_bytes.begin(), out_bytes.end(), 0);
-    if (uint64_t{mm->dest_reg} + out_words > l2_.words())
-      throw mem::l2_range_error("GEMM result words " + std::to_string(mm->dest_reg) + ".." +
-                                    std::to_string(uint64_t{mm->dest_reg} + out_words - 1) +
-                                    " beyond the L2",
-                                mm->dest_reg, out_words, l2_.words());
+      old_ready = l2_.read(kPort, mm->dest_reg, out_words, functional ? out_bytes.data() : nullptr,
+                           local());
 
     // Quantise each activation row to INT8 (symmetric, per row), as GEMV.
     std::vector<int8_t> qa(functional ? size_t{M} * K : 0);
@@ -173,56 +228,66 @@ threaded_unit::result gemm_unit::execute(const dispatched_instruction& d) {
       }
     }
 
-    // --- Tiles: (N-tile j, K-tile i) in order; double-buffered loads.
+    // --- Tiles: the first group's N-tiles 0..group-1 K-tile outer, N-tile
+    // inner; then each remaining N-tile with its K-tiles in order. Loads are
+    // double-buffered; a tile computes once loaded, the array is free and
+    // its activation slice is in the buffer.
     std::vector<int8_t> w(functional ? size_t{N} * K : 0);  // unpacked weights, n-major
     std::vector<float> sw(functional ? N : 0, 1.0f);
     std::vector<uint8_t> buf(functional ? std::max(tbytes, sbytes) : 0);
     std::vector<sc_time> ntile_end(n_tiles);
     sc_time load_end = t0;                             // loader free
-    sc_time comp_end = ready;                          // array free (not before activations)
+    sc_time comp_end = t0;                             // array free
     sc_time comp_end_prev2 = t0, comp_end_prev1 = t0;  // buffers: tiles t-2, t-1
-    sc_time stall;
+    sc_time first_start;
+    bool first = true;
+    sc_time stall, act_stall;
     uint64_t array_cycles = 0;
-    for (uint32_t j = 0; j < n_tiles; ++j) {
-      const uint32_t n0 = j * TN;
-      for (uint32_t i = 0; i < k_tiles; ++i) {
-        const uint32_t k0 = i * TK;
-        // The buffer of tile t-2 is free once that tile has computed.
-        const sc_time nominal = std::max(load_end, comp_end_prev2);
-        sc_time avail = nominal;
-        for (unsigned f = 0; f < kFifos; ++f) {
-          const uint32_t c0 = n0 + f * half;  // first output column of this FIFO
-          uint8_t* b = functional ? buf.data() : nullptr;
-          if (i == 0 && w_scale) {
-            avail = std::max(avail, take(f, sbytes, b, nominal));
-            stats_.weight_bytes += sbytes;
-            if (functional)
-              for (uint32_t c = 0; c < half && c0 + c < N; ++c)
-                sw[c0 + c] = bf16::to_float(bf16::load(b, c));
-          }
-          avail = std::max(avail, take(f, tbytes, b, nominal));
-          stats_.weight_bytes += tbytes;
+    auto run_tile = [&](uint32_t j, uint32_t i) {
+      const uint32_t n0 = j * TN, k0 = i * TK;
+      // The buffer of tile t-2 is free once that tile has computed.
+      const sc_time nominal = std::max(load_end, comp_end_prev2);
+      sc_time avail = nominal;
+      for (unsigned f = 0; f < kFifos; ++f) {
+        const uint32_t c0 = n0 + f * half;  // first output column of this FIFO
+        uint8_t* b = functional ? buf.data() : nullptr;
+        if (i == 0 && w_scale) {
+          avail = std::max(avail, take(f, sbytes, b, nominal));
+          stats_.weight_bytes += sbytes;
           if (functional)
-            for (uint32_t r = 0; r < TK && k0 + r < K; ++r)
-              for (uint32_t c = 0; c < half && c0 + c < N; ++c)
-                w[size_t{c0 + c} * K + k0 + r] =
-                    static_cast<int8_t>(nibble(b[size_t{r} * row_bytes + c / 2], c & 1));
+            for (uint32_t c = 0; c < half && c0 + c < N; ++c)
+              sw[c0 + c] = bf16::to_float(bf16::load(b, c));
         }
-        ++stats_.tiles;
-        load_end = avail + load_time;
-        const sc_time start = std::max(comp_end, load_end);
-        // Weight stall: the array's idle gap before a tile whose bytes were late.
-        if (avail > nominal) stall += start - comp_end;
-        const bool last_k = i + 1 == k_tiles;
-        comp_end = start + tile_time + (last_k ? tail_time : SC_ZERO_TIME);
-        array_cycles += M + (last_k ? tail_cycles : 0);
-        comp_end_prev2 = comp_end_prev1;
-        comp_end_prev1 = comp_end;
-        advance_to(start);
+        avail = std::max(avail, take(f, tbytes, b, nominal));
+        stats_.weight_bytes += tbytes;
+        if (functional)
+          for (uint32_t row = 0; row < TK && k0 + row < K; ++row)
+            for (uint32_t c = 0; c < half && c0 + c < N; ++c)
+              w[size_t{c0 + c} * K + k0 + row] =
+                  static_cast<int8_t>(nibble(b[size_t{row} * row_bytes + c / 2], c & 1));
       }
-      ntile_end[j] = comp_end;
-    }
-    stats_.last_compute_start = ready;
+      ++stats_.tiles;
+      load_end = avail + load_time;
+      const sc_time loaded = std::max(comp_end, load_end);  // array free, tile loaded
+      const sc_time start = std::max(loaded, slice_ready[i]);
+      // The array's idle gap before the tile: up to `loaded` it is a weight
+      // stall if the tile's bytes were late; beyond, an activation stall.
+      if (avail > nominal) stall += loaded - comp_end;
+      act_stall += start - loaded;
+      if (first) first_start = start, first = false;
+      const bool last_k = i + 1 == k_tiles;
+      comp_end = start + tile_time + (last_k ? tail_time : SC_ZERO_TIME);
+      array_cycles += M + (last_k ? tail_cycles : 0);
+      if (last_k) ntile_end[j] = comp_end;
+      comp_end_prev2 = comp_end_prev1;
+      comp_end_prev1 = comp_end;
+      advance_to(start);
+    };
+    for (uint32_t i = 0; i < k_tiles; ++i)
+      for (uint32_t j = 0; j < group; ++j) run_tile(j, i);
+    for (uint32_t j = group; j < n_tiles; ++j)
+      for (uint32_t i = 0; i < k_tiles; ++i) run_tile(j, i);
+    stats_.last_compute_start = first_start;
     stats_.last_compute_end = comp_end;
 
     // --- Values: exact integer sums per drain window, windows added in FP32.
@@ -268,16 +333,19 @@ threaded_unit::result gemm_unit::execute(const dispatched_instruction& d) {
             bf16::store(wb, e, bf16::from_float(v));
           }
         }
-        end = std::max(end, l2_.write(kPort, mm->dest_reg + wd, 1, wb, ntile_end[j]));
+        end = std::max(
+            end, l2_.write(kPort, mm->dest_reg + wd, 1, wb, std::max(ntile_end[j], old_ready)));
       }
     }
     end = std::max(end, comp_end);
 
     const uint64_t macs = uint64_t{M} * N * K;
     const uint64_t stall_cycles = static_cast<uint64_t>(std::llround(stall / period));
+    const uint64_t act_stall_cycles = static_cast<uint64_t>(std::llround(act_stall / period));
     ++stats_.instructions;
     stats_.macs += macs;
     stats_.stall_cycles += stall_cycles;
+    stats_.l2_stall_cycles += act_stall_cycles;
     stats_.array_cycles += array_cycles;
     stats_.drain_windows += uint64_t{n_tiles} * (windows - 1);
     counters_.add(PCCX_PERF_MACS, macs);

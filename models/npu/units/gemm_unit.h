@@ -2,16 +2,23 @@
 // weights streamed from two HP weight FIFOs (HP0, HP1) into one 32x32
 // weight-stationary systolic array (2 MAC per PE per clock, W4A8 packing:
 // a resident tile is 32 K rows x 64 N columns), BF16 activations in the L2
-// quantised to INT8 per activation row on the L1 load.
+// quantised to INT8 per activation row into the activation (fmap) buffer.
 //
-//   loads    M*K BF16 activations (ceil(M*K/8) words) through L2 port 1, and
-//            for accm the M*N old results, before compute starts;
-//   streams  per (N-tile, K-tile) 512 bytes from each FIFO (plus 64 scale
-//            bytes per FIFO at the start of an N-tile with w_scale); a tile
-//            loads in tile_load_cycles once its bytes are ready and a buffer
-//            is free (double-buffered: the next tile loads while one computes);
-//   computes M clocks per tile; at the end of an N-tile the systolic latency
-//            plus drain_cycles per extra drain window;
+//   streams  the activations through L2 port 1 into the activation buffer in
+//            K-slice order (slice i = the 32 K columns of K-tile i for all M
+//            rows); a tile needing slice i starts no earlier than slice i is
+//            in; with accm the M*N old results follow the last slice;
+//   orders   the tiles in N-groups: the first group holds G N-tiles (as many
+//            as the accumulator buffer holds partial sums for) and runs
+//            K-tile outer, N-tile inner, so each arriving slice serves G
+//            tiles; every later N-tile (all slices resident) is a group of
+//            its own;
+//   loads    per tile 512 bytes from each FIFO (plus 64 scale bytes per FIFO
+//            with an N-tile's first K-tile under w_scale); a tile loads in
+//            tile_load_cycles once its bytes are ready and a buffer is free
+//            (double-buffered: the next tile loads while one computes);
+//   computes M clocks per tile; after an N-tile's last K-tile the systolic
+//            latency plus drain_cycles per extra drain window;
 //   writes   each result word through L2 port 1 after its last N-tile.
 //
 // The thread is temporally decoupled (global quantum) and waits in kernel
@@ -42,6 +49,8 @@ struct gemm_unit_params {
   uint32_t systolic_latency_cycles = 64;  // once per N-tile (drain / normaliser)
   uint32_t drain_limit = 1024;            // K values accumulated exactly per window
   uint32_t drain_cycles = 4;              // per extra drain window per N-tile
+  uint32_t act_buffer_bytes = 1048576;    // activation buffer: M*K INT8 must fit
+  uint32_t acc_buffer_entries = 262144;   // partial sums: sets the first group's N-tiles
   bool functional = true;                 // compute values (also needs functional L2/FIFOs)
 };
 
@@ -60,6 +69,9 @@ class gemm_unit : public threaded_unit {
   uint64_t scale_bytes_per_fifo() const;
   // Total bytes one FIFO carries for an (M, N, K) instruction.
   uint64_t stream_bytes_per_fifo(uint32_t n, uint32_t k, bool w_scale) const;
+  // N-tiles of the first group for M rows and N columns:
+  // max(1, min(N-tiles, acc_buffer_entries / (M * tile_n()))).
+  uint32_t group_ntiles(uint32_t m, uint32_t n) const;
 
   struct stats {
     uint64_t instructions = 0;  // retired without error
@@ -67,9 +79,10 @@ class gemm_unit : public threaded_unit {
     uint64_t tiles = 0;                   // weight tiles loaded
     uint64_t weight_bytes = 0;            // bytes popped from the weight FIFOs
     uint64_t stall_cycles = 0;            // array idle because tile bytes were late
+    uint64_t l2_stall_cycles = 0;         // activation stall: array idle awaiting a slice
     uint64_t array_cycles = 0;            // array busy (M per tile + latency + drains)
     uint64_t drain_windows = 0;           // extra drain windows (per N-tile)
-    sc_core::sc_time last_compute_start;  // activations ready (last instruction)
+    sc_core::sc_time last_compute_start;  // first tile starts (last instruction)
     sc_core::sc_time last_compute_end;    // array done (last instruction)
   };
   const stats& statistics() const { return stats_; }

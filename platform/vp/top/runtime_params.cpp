@@ -92,6 +92,8 @@ runtime_params to_runtime(const config::platform_config& cfg) {
   rt.gemm.systolic_latency_cycles = gemm.systolic_latency_cycles;
   rt.gemm.drain_limit = gemm.drain_limit;
   rt.gemm.drain_cycles = gemm.drain_cycles;
+  rt.gemm.act_buffer_bytes = gemm.act_buffer_bytes;
+  rt.gemm.acc_buffer_entries = gemm.acc_buffer_entries;
   rt.gemm.functional = rt.functional;
   return rt;
 }
