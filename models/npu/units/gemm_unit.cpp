@@ -99,7 +99,11 @@ uint32_t gemm_unit::group_ntiles(uint32_t m, uint32_t n) const {
   const uint64_t n_tiles = ceil_div(n, tile_n());
   const uint64_t per_ntile = std::max<uint64_t>(1, uint64_t{m} * tile_n());
   const uint64_t fit = params_.acc_buffer_entries / per_ntile;
-  return static_cast<uint32_t>(std::max<uint64_t>(1, std::min(n_tiles, fit)));
+  // A slice is ceil(tile_k / 8) L2 words per row and the group spends G
+  // clocks per row on it: this G keeps up with the stream. A larger group
+  // only delays its results (they all finish within the last slice).
+  const uint64_t hides = ceil_div(tile_k(), kPerWord);
+  return static_cast<uint32_t>(std::max<uint64_t>(1, std::min({n_tiles, fit, hides})));
 }
 
 void gemm_unit::advance_to(const sc_time& t) {
@@ -351,6 +355,7 @@ threaded_unit::result gemm_unit::execute(const dispatched_instruction& d) {
     counters_.add(PCCX_PERF_MACS, macs);
     counters_.add(PCCX_PERF_GEMM_MACS, macs);
     counters_.add(PCCX_PERF_GEMM_WEIGHT_STALL, stall_cycles);
+    counters_.add(PCCX_PERF_GEMM_L2_STALL, act_stall_cycles);
   } catch (const mem::l2_range_error& e) {
     r = {PCCX_ERR_L2_RANGE, std::string(name()) + ": GEMM: " + e.what()};
   }
