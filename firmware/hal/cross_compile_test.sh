@@ -1,9 +1,10 @@
 #!/bin/sh
 # firmware_cross_compile_aarch64: builds the uCA driver, the sim-control
-# helpers, the KV260 bare-metal HAL and every firmware program in
-# firmware/programs/*.c for AArch64 as freestanding code, links each program
-# into a static executable (unresolved symbols fail the link) and checks that
-# the result is an AArch64 ELF executable.
+# helpers, the DMA helpers, the KV-cache ring manager, the KV260 bare-metal
+# HAL and every firmware program in firmware/programs/*.c for AArch64 as
+# freestanding code, links each program into a static executable (unresolved
+# symbols fail the link) and checks that the result is an AArch64 ELF
+# executable.
 #
 # usage: cross_compile_test.sh FIRMWARE_DIR WORK_DIR
 # env:   PCCX_AARCH64_CC  cross compiler (default aarch64-linux-gnu-gcc)
@@ -37,7 +38,7 @@ compile() { # src obj
 
 # Every driver source and every KV260 back-end source, so a new file cannot
 # slip past the freestanding build.
-DRIVER_SRCS=$(cd "$FW" && ls uca/*.c sim/*.c dma/*.c hal/kv260/*.c 2>/dev/null || true)
+DRIVER_SRCS=$(cd "$FW" && ls uca/*.c sim/*.c dma/*.c kv/*.c hal/kv260/*.c 2>/dev/null || true)
 DRIVER_OBJS=""
 for src in $DRIVER_SRCS; do
   obj="$OUT/driver/$(basename "$src" .c).o"
@@ -71,14 +72,36 @@ link_program() { # src name
 # Built-in link check: references every public driver entry point, so the
 # driver links completely even when firmware/programs/ is empty.
 cat > "$OUT/driver_link_check.c" <<'PROG'
+#include "pccx_dma.h"
 #include "pccx_firmware.h"
+#include "pccx_kv.h"
 #include "pccx_simctl.h"
 #include "pccx_uca_ext.h"
 #include "uCA_v1_api.h"
 
 int pccx_firmware_main(void) {
   pccx_npu_error err;
+  pccx_kv_handle kv;
+  pccx_kv_segment seg[2];
+  uint64_t slot;
+  uint32_t pos;
   if (uca_init() != 0) return 1;
+  (void)pccx_kv_configure(&kv, 2, 2, 32, 32, 0x40000000u, 0x100000u);
+  (void)pccx_kv_set_sinks(&kv, pccx_kv_sinks(&kv));
+  (void)pccx_kv_set_window(&kv, pccx_kv_window(&kv));
+  (void)pccx_kv_required_bytes(2, 2, 32, 32, 64);
+  if (pccx_kv_init(&kv, 64) != PCCX_KV_OK) return 2;
+  (void)pccx_kv_append_token(&kv, &pos);
+  (void)pccx_kv_append_slot(&kv, 0, 0, PCCX_KV_K, &slot);
+  (void)pccx_kv_slot_addr(&kv, 0, 0, PCCX_KV_V, pos, &slot);
+  (void)pccx_kv_slot_of(&kv, pos);
+  (void)pccx_kv_evict(&kv, 0);
+  (void)pccx_kv_segments(&kv, 1, 1, PCCX_KV_V, seg);
+  (void)pccx_kv_stream_position(&kv, 0, &pos);
+  (void)pccx_kv_submit_stream(&kv, 1, 0, PCCX_KV_K, PCCX_DMA_HP0, 3, 0);
+  (void)(pccx_kv_tokens(&kv) + pccx_kv_valid_tokens(&kv) + pccx_kv_window_start(&kv) +
+         pccx_kv_max_tokens(&kv));
+  (void)pccx_kv_strerror(pccx_kv_reset(&kv));
   uca_memset(0, 1, 1, 1, 9);
   uca_memcpy(UCA_ROUTE_HOST_TO_L2, 0x10, 0, 1, 0);
   uca_gemv(0x100, 0x10, UCA_FLAG_FINDEMAX, 1, 2, 4);
