@@ -38,8 +38,17 @@
 #define PCCX_LANES_HEAD_PARALLEL 0x10u
 #define PCCX_MM_RSV_LSB 0
 #define PCCX_MM_RSV_W 3
-/* Flags bits [2:0] are reserved. */
+/* Flags bits [2:0] are reserved in the ISA. The platform uses them on GEMV
+ * as the weight-stream format (extension, npu.kv.gemv_formats): 0 INT4 weight
+ * row records; 1 KV key rows (one cached K record per output, dot product
+ * with each activation row); 2 KV value accumulate (one cached V record per
+ * reduction step: out[m][:] += a[m][t] * v_t). Codes 3..7 stay reserved,
+ * and on GEMM all three bits must be zero. */
 #define PCCX_MM_FLAGS_RSV_MASK 0x07u
+#define PCCX_MM_WFMT_MASK 0x07u
+#define PCCX_WFMT_INT4_ROWS 0u
+#define PCCX_WFMT_KV_KEY_ROWS 1u
+#define PCCX_WFMT_KV_VALUE_ACCUMULATE 2u
 
 /* MEMCPY (0x2); from/to: 0 = NPU (L2), 1 = host (DDR). */
 #define PCCX_MC_FROM_LSB 59

@@ -35,10 +35,14 @@ cli_options parse_cli(int argc, char** argv) {
       "trace-ddr", po::value(&trace_ddr),
       "write the per-transaction DDR trace to FILE (trace.ddr)")(
       "out,o", po::value(&out_dir), "folder for run outputs, e.g. summary.json (output.dir)");
+  po::options_description kv("kv-accuracy options");
+  kv.add_options()("tokens", po::value(&o.kv_tokens), "cached tokens per synthetic head (2048)")(
+      "heads", po::value(&o.kv_heads), "synthetic heads averaged (4)")(
+      "seed", po::value(&o.kv_seed), "seed of the first head (1)");
   po::options_description hidden;
   hidden.add_options()("positional", po::value<std::vector<std::string>>(&positional));
   po::options_description all;
-  all.add(general).add(hidden);
+  all.add(general).add(kv).add(hidden);
   po::positional_options_description pos;
   pos.add("positional", -1);
 
@@ -52,8 +56,9 @@ cli_options parse_cli(int argc, char** argv) {
 
   std::ostringstream help;
   help << "usage: pccx-vp [run] [options]\n"
-          "       pccx-vp disasm FILE.memh [--config FILE] [--set KEY=VALUE]\n\n"
-       << general;
+          "       pccx-vp disasm FILE.memh [--config FILE] [--set KEY=VALUE]\n"
+          "       pccx-vp kv-accuracy [--out DIR] [--tokens N] [--heads N] [--seed S]\n\n"
+       << general << kv;
   o.help_text = help.str();
 
   if (vm.count("help"))
@@ -68,9 +73,18 @@ cli_options parse_cli(int argc, char** argv) {
       if (positional.size() != 2) throw cli_error("disasm takes exactly one .memh file");
       if (o.cmd == cli_options::command::run) o.cmd = cli_options::command::disasm;
       o.disasm_file = positional[1];
+    } else if (positional[0] == "kv-accuracy") {
+      if (positional.size() != 1) throw cli_error("kv-accuracy takes no file arguments");
+      if (o.cmd == cli_options::command::run) o.cmd = cli_options::command::kv_accuracy;
     } else if (positional[0] != "run" || positional.size() != 1) {
-      throw cli_error("unknown command '" + positional[0] + "' (commands: run, disasm)");
+      throw cli_error("unknown command '" + positional[0] +
+                      "' (commands: run, disasm, kv-accuracy)");
     }
+  }
+  if (o.cmd == cli_options::command::kv_accuracy) {
+    if (o.kv_tokens < 2) throw cli_error("--tokens must be at least 2");
+    if (o.kv_heads == 0) throw cli_error("--heads must be at least 1");
+    o.out_dir = out_dir;
   }
 
   o.layers.sets = sets;

@@ -3,6 +3,7 @@
 // every behaviour still has exactly one configuration key.
 #pragma once
 
+#include <cstdint>
 #include <string>
 #include <vector>
 
@@ -11,9 +12,13 @@
 namespace pccx::app {
 
 struct cli_options {
-  enum class command { run, disasm, help, version, list_firmware } cmd = command::run;
+  enum class command { run, disasm, kv_accuracy, help, version, list_firmware } cmd = command::run;
   std::string firmware = "memset_sync";
   std::string disasm_file;
+  // kv-accuracy: synthetic history length, heads averaged, first seed.
+  uint32_t kv_tokens = 2048, kv_heads = 4;
+  uint64_t kv_seed = 1;
+  std::string out_dir;
   config::config_layers layers;
   std::string dump_config;
   bool validate_only = false;

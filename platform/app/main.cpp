@@ -9,6 +9,7 @@
 #include "cli_options.h"
 #include "config/config_error.h"
 #include "config/config_loader.h"
+#include "kv_accuracy_command.h"
 #include "npu/isa/instruction.h"
 #include "npu/isa/memh_reader.h"
 #include "vp/firmware/firmware_loader.h"
@@ -46,6 +47,7 @@ int run(int argc, char** argv) {
     return kExitOk;
   }
   if (opts.cmd == cli_options::command::disasm) return run_disasm(cfg, opts.disasm_file);
+  if (opts.cmd == cli_options::command::kv_accuracy) return run_kv_accuracy(opts, std::cout);
 
   const pccx::vp::firmware_image fw = pccx::vp::load_firmware(opts.firmware);
   pccx::vp::apply_log_config(cfg.log);

@@ -19,6 +19,7 @@
 
 #include "config/config_schema.h"
 #include "config/memory_config.h"
+#include "kv/kv_format.h"
 
 namespace pccx::config {
 
@@ -234,8 +235,61 @@ struct gemm_config {
   }
 };
 
+// One KV-cache record format (models/kv/kv_format.h, docs/kv-formats.md).
+struct kv_format_config {
+  std::string kind = "fp16";
+  std::uint32_t group = 0;
+  std::uint32_t bits = 4;
+  bool residual_sketch = false;
+
+  template <class V>
+  void visit(V& v) {
+    v.field("kind", kind, "Record format", one_of({"fp16", "int8", "int4", "rotated"}));
+    v.field("group", group,
+            "int8/int4: elements per stored BF16 scale (per token); 0 = no stored scale "
+            "(static per-channel/per-head scales applied by the driver)",
+            range(0, 65535));
+    v.field("bits", bits, "rotated: bits per coordinate", range(2, 4));
+    v.field("residual_sketch", residual_sketch, "rotated: add a 1-bit sign sketch of the residual");
+  }
+};
+
+// The KV-cache datapath: the append quantizer behind MEMCPY from=1,to=1 and
+// the dequantize stage in front of the GEMV cores.
+struct kv_datapath_config {
+  bool gemv_formats = true;
+  std::uint32_t head_dim = 256;
+  kv_format_config key;
+  kv_format_config value;
+  std::uint32_t append_elements_per_cycle = 16;
+  std::uint32_t rotation_adds_per_cycle = 256;
+  std::uint32_t dequant_elements_per_cycle = 64;
+
+  template <class V>
+  void visit(V& v) {
+    v.field("gemv_formats", gemv_formats,
+            "Accept GEMV flags[2:0] = 1 (K rows) and 2 (V accumulate): KV records as the weight "
+            "stream (platform extension)");
+    v.field("head_dim", head_dim, "Elements per K or V head-vector", range(1, 65535));
+    v.field("key", key, "Format of cached K vectors");
+    v.field("value", value, "Format of cached V vectors");
+    v.field("append_elements_per_cycle", append_elements_per_cycle,
+            "Append quantizer width: elements quantized per core clock", range(1, 4096));
+    v.field("rotation_adds_per_cycle", rotation_adds_per_cycle,
+            "Append quantizer: Walsh-Hadamard add/subtracts per core clock (rotated formats)",
+            range(1, 1048576));
+    v.field("dequant_elements_per_cycle", dequant_elements_per_cycle,
+            "Dequantize stage width in front of the GEMV cores, elements per core clock",
+            range(1, 4096));
+  }
+  void validate(validator& check) const;
+};
+
+// The record format a kv_format_config describes, for vectors of head_dim.
+kv::kv_format to_kv_format(const kv_format_config& c, uint32_t head_dim);
+
 struct memcpy_config {
-  bool kv_append = false;  // the KV append datapath is not part of this platform yet
+  bool kv_append = true;
   std::uint32_t chunk_words = 16;
 
   template <class V>
@@ -258,6 +312,7 @@ struct npu_config {
   constant_cache_config constant_cache;
   sfu_config sfu;
   memcpy_config memcpy;
+  kv_datapath_config kv;
 
   template <class V>
   void visit(V& v) {
@@ -272,6 +327,7 @@ struct npu_config {
     v.field("constant_cache", constant_cache, "Constant cache (shapes and scales)");
     v.field("sfu", sfu, "Special-function unit (CVO instructions)");
     v.field("memcpy", memcpy, "MEMCPY routes");
+    v.field("kv", kv, "KV-cache append and read datapath");
   }
 };
 

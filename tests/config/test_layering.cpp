@@ -37,7 +37,7 @@ TEST(ConfigDefaults, CompiledInValues) {
   }
   EXPECT_EQ(c.npu.sfu.max_length, 2048u);
   EXPECT_TRUE(c.npu.sfu.extensions);
-  EXPECT_FALSE(c.npu.memcpy.kv_append);  // no KV append datapath yet
+  EXPECT_TRUE(c.npu.memcpy.kv_append);
   EXPECT_EQ(c.trace.mmio, "");
   EXPECT_EQ(c.trace.instructions, "");
   EXPECT_EQ(c.log.level, "info");

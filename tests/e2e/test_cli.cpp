@@ -30,6 +30,27 @@ TEST_F(Cli, ValidateOnlyChecksWithoutRunning) {
   EXPECT_EQ(bad.exit_code, 2) << describe(bad);
 }
 
+TEST_F(Cli, KvAccuracyWritesItsTables) {
+  const auto r = vp({"kv-accuracy", "--tokens", "256", "--heads", "1", "--out", "kv"});
+  ASSERT_EQ(r.exit_code, 0) << describe(r);
+  EXPECT_TRUE(contains(r.out, "| FP16 | fp16 | fp16 | 2048 |")) << r.out;
+  EXPECT_EQ(read_file(path("kv/kv_accuracy.md")), r.out);
+  const auto rows = read_lines(path("kv/kv_formats.csv"));
+  ASSERT_EQ(rows.size(), 11u);  // header + the ten standard strategies
+  EXPECT_EQ(rows[0].rfind("strategy,key_format,value_format,bytes_per_token_layer", 0), 0u);
+  EXPECT_EQ(read_lines(path("kv/kv_rotated.csv")).size(), 5u);
+  EXPECT_EQ(read_lines(path("kv/kv_windows.csv")).size(), 5u);
+  const auto j = nlohmann::json::parse(read_file(path("kv/kv_accuracy.json")));
+  EXPECT_EQ(j["synthetic"]["tokens"], 256);
+  EXPECT_EQ(j["formats"].size(), 10u);
+
+  const auto again = vp({"kv-accuracy", "--tokens", "256", "--heads", "1"});
+  EXPECT_EQ(again.out, r.out) << "same inputs, same table";
+  const auto bad = vp({"kv-accuracy", "--tokens", "1"});
+  EXPECT_EQ(bad.exit_code, 2) << describe(bad);
+  EXPECT_TRUE(contains(bad.err, "--tokens must be at least 2")) << bad.err;
+}
+
 TEST_F(Cli, DdrTraceAndBandwidthCsvFollowTheTraffic) {
   const auto r = vp({"--firmware", "dma_roundtrip", "--trace-ddr", "ddr.jsonl", "--out", "out"});
   ASSERT_EQ(r.exit_code, 0) << describe(r);

@@ -41,7 +41,18 @@ TEST(DecodeError, ReservedBitsMatmul) {
   expect_error(mm_word(0, 0, 0, 0, 0, 0, 0, 0x5), kLim, PCCX_ERR_RESERVED_BITS,
                "GEMV reserved bits [2:0] = 0x5 must be zero");
   expect_error(mm_word(0, 0, 0, 0x25, 0, 0, 0), kLim, PCCX_ERR_RESERVED_BITS,
-               "GEMV flags reserved bits [2:0] = 0x5 must be zero");
+               "GEMV flags reserved bits [2:0] = 0x5 must be zero (GEMV weight formats: 1 KV key "
+               "rows, 2 KV value accumulate)");
+  // GEMV flags[2:0] = 1, 2 select a KV weight stream (platform extension).
+  must_decode(mm_word(0, 0, 0, 0x21, 0, 0, 0), kLim);
+  must_decode(mm_word(0, 0, 0, 0x02, 0, 0, 0), kLim);
+  decode_limits no_kv = kLim;
+  no_kv.gemv_kv_formats = false;
+  expect_error(mm_word(0, 0, 0, 0x01, 0, 0, 0), no_kv, PCCX_ERR_RESERVED_BITS,
+               "GEMV flags reserved bits [2:0] = 0x1 must be zero (KV weight formats are off: "
+               "npu.kv.gemv_formats)");
+  expect_error(mm_word(0, 0, 0, 0x03, 0, 0, 0), no_kv, PCCX_ERR_RESERVED_BITS,
+               "GEMV flags reserved bits [2:0] = 0x3 must be zero");
   expect_error(mm_word(1, 0, 0, 0x01, 0, 0, 0), kLim, PCCX_ERR_RESERVED_BITS,
                "GEMM flags reserved bits [2:0] = 0x1 must be zero");
   expect_error(mm_word(1, 0, 0, 0, 0, 0, 0, 0x4), kLim, PCCX_ERR_RESERVED_BITS,
@@ -236,7 +247,9 @@ TEST(DecodePriority, ReservedBeforeLanesCacheAndRange) {
   const decode_error e = must_fail(mm_word(0, 0x1FFFF, 0x1FFFF, 0x07, 63, 63, 31, 0x7), small);
   EXPECT_EQ(e.code, PCCX_ERR_RESERVED_BITS);
   // Within one step the most significant field wins: flags[22:20] before rsv[2:0].
-  EXPECT_EQ(e.message, "GEMV flags reserved bits [2:0] = 0x7 must be zero");
+  EXPECT_EQ(e.message,
+            "GEMV flags reserved bits [2:0] = 0x7 must be zero (GEMV weight formats: 1 KV key "
+            "rows, 2 KV value accumulate)");
   small.kv_append = false;
   EXPECT_EQ(must_fail(mc_word(1, 1, 0x1FFFF, 0x1FFFF, 1, 63, 0), small).code,
             PCCX_ERR_RESERVED_BITS);

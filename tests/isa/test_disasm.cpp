@@ -25,6 +25,14 @@ TEST(Disassemble, Gemv) {
   EXPECT_EQ(disassemble(mm_word(0, 0x10, 0x20, 0, 1, 2, 0x10 | 4), kLim),
             "GEMV dest=0x00010 src=0x00020 size=fmap_shape[1] shape=weight_shape[2] "
             "lanes=4,head");
+  EXPECT_EQ(
+      disassemble(mm_word(0, 0x10, 0x20, UCA_FLAG_FINDEMAX | PCCX_WFMT_KV_KEY_ROWS, 1, 2, 0x10 | 4),
+                  kLim),
+      "GEMV dest=0x00010 src=0x00020 flags=findemax weights=kv-keys size=fmap_shape[1] "
+      "shape=weight_shape[2] lanes=4,head");
+  EXPECT_EQ(disassemble(mm_word(0, 0x10, 0x20, PCCX_WFMT_KV_VALUE_ACCUMULATE, 1, 2, 0), kLim),
+            "GEMV dest=0x00010 src=0x00020 weights=kv-values size=fmap_shape[1] "
+            "shape=weight_shape[2] lanes=0");
 }
 
 TEST(Disassemble, GemmWithoutFlags) {
@@ -74,7 +82,8 @@ TEST(Disassemble, IllegalWords) {
             "transfer");
   EXPECT_EQ(disassemble(mm_word(0, 0, 0, 0x25, 0, 0, 0), kLim),
             ".word 0x0000000002500000 ; illegal: ERR_RESERVED_BITS: GEMV flags reserved bits "
-            "[2:0] = 0x5 must be zero");
+            "[2:0] = 0x5 must be zero (GEMV weight formats: 1 KV key rows, 2 KV value "
+            "accumulate)");
   decode_limits off = kLim;
   off.cvo_extensions = false;
   EXPECT_EQ(disassemble(cvo_word(PCCX_CVO_MUL, 0, 0, 8, 0, 0), off),

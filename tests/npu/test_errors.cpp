@@ -41,7 +41,7 @@ std::vector<error_case> cases() {
   return {
       {"unknown_opcode", 0x7000000000000000ull, PCCX_ERR_UNKNOWN_OPCODE},
       {"gemv_reserved", gemv_word(0, 0, 0, 0) | 0x5, PCCX_ERR_RESERVED_BITS},
-      {"gemv_reserved_flags", gemv_word(0, 0, 0, 0, 0x01), PCCX_ERR_RESERVED_BITS},
+      {"gemv_reserved_flags", gemv_word(0, 0, 0, 0, 0x03), PCCX_ERR_RESERVED_BITS},
       {"memset_reserved", memset_word(0, 0, 1, 1, 1) | 0x8, PCCX_ERR_RESERVED_BITS},
       {"memcpy_aux_addr", memcpy_word(true, false, 0, 0, 0, true) | (1ull << 7),
        PCCX_ERR_RESERVED_BITS},

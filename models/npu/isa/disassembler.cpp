@@ -57,10 +57,15 @@ std::string disassemble(const instruction& ins) {
       [&](const auto& b) -> std::string {
         using T = std::decay_t<decltype(b)>;
         if constexpr (std::is_same_v<T, matmul_instr>) {
+          const uint8_t wfmt = b.flags & PCCX_MM_WFMT_MASK;
+          const bool kv = ins.op == opcode::gemv &&
+                          (wfmt == PCCX_WFMT_KV_KEY_ROWS || wfmt == PCCX_WFMT_KV_VALUE_ACCUMULATE);
           return opcode_name(ins.op) + " dest=" + addr(b.dest_reg) + " src=" + addr(b.src_addr) +
-                 flags_text(b.flags, mm_flags, 6) + " size=" + cache_bank_name(0) + "[" +
-                 std::to_string(b.size_ptr) + "] shape=" + cache_bank_name(1) + "[" +
-                 std::to_string(b.shape_ptr) + "] lanes=" +
+                 flags_text(kv ? b.flags & ~PCCX_MM_WFMT_MASK : b.flags, mm_flags, 6) +
+                 (kv ? wfmt == PCCX_WFMT_KV_KEY_ROWS ? " weights=kv-keys" : " weights=kv-values"
+                     : "") +
+                 " size=" + cache_bank_name(0) + "[" + std::to_string(b.size_ptr) +
+                 "] shape=" + cache_bank_name(1) + "[" + std::to_string(b.shape_ptr) + "] lanes=" +
                  (ins.op == opcode::gemv && (b.lanes & PCCX_LANES_HEAD_PARALLEL)
                       ? std::to_string(b.lanes & PCCX_LANES_COUNT_MASK) + ",head"
                       : std::to_string(b.lanes));

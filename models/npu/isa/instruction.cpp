@@ -66,9 +66,17 @@ decode_result decode_matmul(uint64_t word, opcode op, const decode_limits& lim) 
   m.lanes = static_cast<uint8_t>(get(word, PCCX_MM_LANE_LSB, PCCX_MM_LANE_W));
   const uint32_t rsv = get(word, PCCX_MM_RSV_LSB, PCCX_MM_RSV_W);
 
-  if ((m.flags & PCCX_MM_FLAGS_RSV_MASK) != 0)
+  const uint32_t wfmt = m.flags & PCCX_MM_WFMT_MASK;
+  const bool kv_format = op == opcode::gemv && lim.gemv_kv_formats &&
+                         (wfmt == PCCX_WFMT_KV_KEY_ROWS || wfmt == PCCX_WFMT_KV_VALUE_ACCUMULATE);
+  if (wfmt != 0 && !kv_format)
     return fail(PCCX_ERR_RESERVED_BITS,
-                reserved_msg(name, "flags reserved bits [2:0]", m.flags & PCCX_MM_FLAGS_RSV_MASK));
+                reserved_msg(name, "flags reserved bits [2:0]", wfmt) +
+                    (op == opcode::gemv && lim.gemv_kv_formats && wfmt > 2
+                         ? " (GEMV weight formats: 1 KV key rows, 2 KV value accumulate)"
+                     : op == opcode::gemv && !lim.gemv_kv_formats && wfmt <= 2
+                         ? " (KV weight formats are off: npu.kv.gemv_formats)"
+                         : ""));
   if (rsv != 0) return fail(PCCX_ERR_RESERVED_BITS, reserved_msg(name, "reserved bits [2:0]", rsv));
 
   if (op == opcode::gemv) {

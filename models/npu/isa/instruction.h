@@ -72,6 +72,7 @@ struct decode_limits {
   uint32_t l2_words = 114688;      // valid word addresses are 0..l2_words-1
   uint32_t gemv_cores = 4;         // parallel_lane[3:0] may be 0..gemv_cores
   bool gemv_head_parallel = true;  // parallel_lane[4] (head-parallel) accepted
+  bool gemv_kv_formats = true;     // GEMV flags[2:0] = 1, 2 (KV weight streams) accepted
   uint32_t cvo_max_length = 2048;  // elements per CVO instruction
   bool cvo_extensions = true;      // accept PCCX_CVO_* codes 0x8..0xB
   uint32_t cache_slots = 64;       // constant-cache slots per bank

@@ -19,6 +19,7 @@ runtime_params to_runtime(const config::platform_config& cfg) {
   n.limits.l2_words = cfg.npu.l2.words;
   n.limits.gemv_cores = cfg.npu.gemv_cores;
   n.limits.gemv_head_parallel = cfg.npu.gemv.head_parallel;
+  n.limits.gemv_kv_formats = cfg.npu.kv.gemv_formats;
   n.gemv_sfu_chaining = cfg.npu.sfu.gemv_chaining;
   n.limits.cvo_max_length = cfg.npu.sfu.max_length;
   n.limits.cvo_extensions = cfg.npu.sfu.extensions;
