@@ -121,8 +121,7 @@ threaded_unit::result gemm_unit::execute(const dispatched_instruction& d) {
       return {PCCX_ERR_UNIT_FAULT, std::string(name()) + ": weight FIFO " + f->name() + " holds " +
                                        std::to_string(f->capacity()) + " bytes, a tile is " +
                                        std::to_string(tbytes)};
-  bool functional = params_.functional && l2_.functional();
-  for (auto* f : fifos_) functional = functional && f->functional();
+  const bool functional = matmul::computes_values(params_.functional, l2_, fifos_);
 
   const uint32_t TK = tile_k(), TN = tile_n(), half = TN / kFifos;
   const uint32_t row_bytes = half / 2;
@@ -144,15 +143,8 @@ threaded_unit::result gemm_unit::execute(const dispatched_instruction& d) {
   result r;
   try {
     // Both L2 ranges are checked before any port time is reserved.
-    auto check_range = [&](const char* what, uint32_t first, uint32_t words) {
-      if (uint64_t{first} + words > l2_.words())
-        throw mem::l2_range_error(std::string("GEMM ") + what + " words " + std::to_string(first) +
-                                      ".." + std::to_string(uint64_t{first} + words - 1) +
-                                      " beyond the L2",
-                                  first, words, l2_.words());
-    };
-    check_range("activation", mm->src_addr, act_words);
-    check_range("result", mm->dest_reg, out_words);
+    matmul::check_l2_range(l2_, "GEMM activation", mm->src_addr, act_words);
+    matmul::check_l2_range(l2_, "GEMM result", mm->dest_reg, out_words);
 
     // --- Activation stream: slice i (K-tile i, all M rows) through port 1
     // into the activation buffer, slices in order; then, for accm, the old

@@ -72,8 +72,7 @@ threaded_unit::result gemv_unit::execute(const dispatched_instruction& d) {
       return {PCCX_ERR_UNIT_FAULT, std::string(name()) + ": weight FIFO " + f->name() + " holds " +
                                        std::to_string(f->capacity()) + " bytes, a row record is " +
                                        std::to_string(rec)};
-  bool functional = params_.functional && l2_.functional();
-  for (auto* f : fifos_) functional = functional && f->functional();
+  const bool functional = matmul::computes_values(params_.functional, l2_, fifos_);
 
   const uint32_t F = static_cast<uint32_t>(fifos_.size());
   const uint32_t S = w_scale ? scales_per_row(K) : 1;
@@ -103,11 +102,7 @@ threaded_unit::result gemv_unit::execute(const dispatched_instruction& d) {
                        clock_.local());
     if (!accm && functional) std::fill(out_bytes.begin(), out_bytes.end(), 0);
     // Bounds of the result before compute, so a range error costs no time.
-    if (uint64_t{mm->dest_reg} + out_words > l2_.words())
-      throw mem::l2_range_error("GEMV result words " + std::to_string(mm->dest_reg) + ".." +
-                                    std::to_string(uint64_t{mm->dest_reg} + out_words - 1) +
-                                    " beyond the L2",
-                                mm->dest_reg, out_words, l2_.words());
+    matmul::check_l2_range(l2_, "GEMV result", mm->dest_reg, out_words);
 
     // Each activation row quantised to INT8 (symmetric, per row).
     const matmul::int8_rows act =

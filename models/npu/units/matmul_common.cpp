@@ -31,6 +31,21 @@ std::optional<refusal> check_instruction(const dispatched_instruction& d, isa::o
   return std::nullopt;
 }
 
+bool computes_values(bool unit_functional, const mem::l2_memory& l2,
+                     const std::vector<mem::stream_fifo*>& fifos) {
+  bool functional = unit_functional && l2.functional();
+  for (auto* f : fifos) functional = functional && f->functional();
+  return functional;
+}
+
+void check_l2_range(const mem::l2_memory& l2, const std::string& what, uint32_t first,
+                    uint32_t words) {
+  if (uint64_t{first} + words > l2.words())
+    throw mem::l2_range_error(what + " words " + std::to_string(first) + ".." +
+                                  std::to_string(uint64_t{first} + words - 1) + " beyond the L2",
+                              first, words, l2.words());
+}
+
 int8_rows quantise_rows(const uint8_t* act, uint32_t rows, uint32_t k) {
   int8_rows r;
   r.q.resize(size_t{rows} * k);

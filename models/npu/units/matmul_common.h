@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "memory/dma/stream_fifo.h"
+#include "memory/l2/l2_memory.h"
 #include "npu/core/decoupled_clock.h"
 #include "npu/core/execution_unit.h"
 
@@ -37,6 +38,16 @@ inline int int4(uint8_t byte, bool high) {
   const int v = high ? (byte >> 4) : (byte & 0xF);
   return v >= 8 ? v - 16 : v;
 }
+
+// Whether an instruction computes values: the unit is functional and so are
+// its L2 and every weight FIFO (a timing-only part carries no bytes).
+bool computes_values(bool unit_functional, const mem::l2_memory& l2,
+                     const std::vector<mem::stream_fifo*>& fifos);
+
+// Throws l2_range_error unless L2 words [first, first + words) exist; `what`
+// names them in the message ("GEMV result").
+void check_l2_range(const mem::l2_memory& l2, const std::string& what, uint32_t first,
+                    uint32_t words);
 
 // Rows x K BF16 activations quantised to INT8, symmetric per row: scale =
 // max|x| / 127 (1 for an all-zero row), q = x / scale rounded half to even
