@@ -57,19 +57,24 @@ class fifo_drain : public sc_core::sc_module {
   mem::stream_fifo& fifo_;
 };
 
+// Runs stream_four_hp_channels with a drain on each HP FIFO.
+vp::run_result stream_into_drains(const config::platform_config& cfg) {
+  std::vector<std::unique_ptr<fifo_drain>> drains;
+  return vp::run_simulation(
+      cfg, test_firmware(&stream_four_hp_channels, "stream"), nullptr, [&](vp::platform_top& top) {
+        for (unsigned ch = PCCX_DMA_HP0; ch <= PCCX_DMA_HP3; ++ch)
+          drains.push_back(
+              std::make_unique<fifo_drain>(("drain" + std::to_string(ch)).c_str(), top.fifo(ch)));
+      });
+}
+
 }  // namespace
 
 TEST(MemorySystem, FourHpChannelsReachTheEffectiveDdrBandwidth) {
   config::platform_config cfg;
   cfg.simulation.mode = "timing";
   cfg.output.dir = temp_path("four_hp");
-  std::vector<std::unique_ptr<fifo_drain>> drains;
-  auto r = vp::run_simulation(
-      cfg, test_firmware(&stream_four_hp_channels, "stream"), nullptr, [&](vp::platform_top& top) {
-        for (unsigned ch = PCCX_DMA_HP0; ch <= PCCX_DMA_HP3; ++ch)
-          drains.push_back(
-              std::make_unique<fifo_drain>(("drain" + std::to_string(ch)).c_str(), top.fifo(ch)));
-      });
+  auto r = stream_into_drains(cfg);
   ASSERT_EQ(r.exit_code, 0) << r.message;
   const auto& ddr = r.memory["ddr"];
   const double effective = ddr["efficiency"]["effective_gbps"].get<double>();
@@ -122,13 +127,7 @@ TEST(MemorySystem, StrictModeEndsTheRunOnADescriptorError) {
 TEST(MemorySystem, TimingOnlyModeStoresNoDdrData) {
   config::platform_config cfg;
   cfg.simulation.mode = "timing";
-  std::vector<std::unique_ptr<fifo_drain>> drains;
-  auto r = vp::run_simulation(
-      cfg, test_firmware(&stream_four_hp_channels, "stream"), nullptr, [&](vp::platform_top& top) {
-        for (unsigned ch = PCCX_DMA_HP0; ch <= PCCX_DMA_HP3; ++ch)
-          drains.push_back(
-              std::make_unique<fifo_drain>(("drain" + std::to_string(ch)).c_str(), top.fifo(ch)));
-      });
+  auto r = stream_into_drains(cfg);
   ASSERT_EQ(r.exit_code, 0) << r.message;
   EXPECT_EQ(r.memory["ddr"]["store"]["allocated_pages"], 0) << r.memory["ddr"]["store"].dump();
 }
