@@ -1,7 +1,8 @@
-// What the GEMV and GEMM units share: the numerics of the W4A8 datapath
-// (INT8 activations quantised per row from BF16, INT4 weights, BF16 result
-// words) and the way a unit takes weight bytes from a FIFO. Both engines
-// must agree on these to the bit, so they live in one place.
+// What the GEMV and GEMM units share: the checks of a matmul instruction,
+// the numerics of the W4A8 datapath (INT8 activations quantised per row from
+// BF16, INT4 weights, BF16 result words) and the way a unit takes weight
+// bytes from a FIFO. Both engines must agree on these to the bit, so they
+// live in one place.
 #pragma once
 
 #include <cstdint>
