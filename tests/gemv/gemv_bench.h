@@ -1,101 +1,39 @@
-// Test bench for the GEMV unit: an L2, F weight FIFOs, the unit, a driver
-// thread that starts GEMV instructions as the command processor does
-// (shape/size slots already resolved) and an optional producer thread that
-// feeds the FIFOs.
+// Test bench for the GEMV unit: an L2, F weight FIFOs (hp2, hp3, ...), the
+// unit, a driver thread that starts GEMV instructions as the command
+// processor does (shape/size slots already resolved) and an optional
+// producer thread that feeds the FIFOs.
 #pragma once
 
-#include <array>
 #include <cstdint>
 #include <functional>
 #include <memory>
-#include <string>
 #include <systemc>
-#include <vector>
 
-#include "memory/dma/stream_fifo.h"
-#include "memory/l2/l2_memory.h"
-#include "npu/core/execution_unit.h"
-#include "npu/core/perf_counters.h"
 #include "npu/units/gemv_unit.h"
+#include "unit_bench.h"
 
 namespace pccx::test {
 
-using sc_core::sc_time;
-
-inline sc_time ns(double v) {
-  return sc_time(v, sc_core::SC_NS);
-}
-
-struct gemv_bench_options {
-  bool functional = true;
+struct gemv_bench_options : unit_bench_options {
   uint32_t fifos = 2;
   uint64_t fifo_bytes = 64 * 1024;
   npu::gemv_unit_params gemv;
-  mem::l2_params l2;
-  sc_time quantum = sc_time(1, sc_core::SC_US);
 };
 
-struct gemv_outcome {
-  uint32_t err = 0;
-  std::string detail;
-  sc_time start, retire;
-  double cycles(sc_time period = ns(2.5)) const { return (retire - start) / period; }
-};
+using gemv_outcome = unit_outcome;
+using gemv_call = matmul_call;
+using gemv_driver = matmul_driver;
 
-struct gemv_call {
-  uint32_t M = 1, N = 0, K = 0;
-  uint32_t src = 0, dst = 0;
-  uint8_t flags = 0;
-  uint8_t lanes = 0;
-  std::array<uint16_t, 3> size{};  // (X, Y, Z); all zero: (K, M, 1)
-};
-
-class gemv_driver : public sc_core::sc_module, public npu::completion_if {
- public:
-  SC_HAS_PROCESS(gemv_driver);
-  gemv_driver(sc_core::sc_module_name name, npu::execution_unit_if& unit);
-  std::function<void(gemv_driver&)> script;
-  gemv_outcome execute(const gemv_call& c);
-  void retire(uint64_t seq, uint32_t err, const std::string& detail) override;
-
- private:
-  void run();
-  npu::execution_unit_if& unit_;
-  uint64_t seq_ = 0;
-  bool retired_ = false;
-  uint32_t err_ = 0;
-  std::string detail_;
-  sc_core::sc_event retired_event_;
-};
-
-class gemv_producer : public sc_core::sc_module {
- public:
-  SC_HAS_PROCESS(gemv_producer);
-  explicit gemv_producer(sc_core::sc_module_name name);
-  std::function<void()> body;
-
- private:
-  void run() {
-    if (body) body();
-  }
-};
-
-struct gemv_bench {
+struct gemv_bench : unit_bench {
   explicit gemv_bench(gemv_bench_options o = gemv_bench_options{});
-  ~gemv_bench();
   gemv_bench_options opt;
-  std::unique_ptr<mem::l2_memory> l2;
-  std::vector<std::unique_ptr<mem::stream_fifo>> fifos;
-  npu::perf_counters counters;
   std::unique_ptr<npu::gemv_unit> gemv;
   std::unique_ptr<gemv_driver> driver;
-  std::unique_ptr<gemv_producer> producer;
 
   sc_time run(std::function<void(gemv_driver&)> script,
-              sc_time limit = sc_time(10, sc_core::SC_MS));
-
-  void put(uint32_t word, const std::vector<uint16_t>& elements);
-  std::vector<uint16_t> get(uint32_t word, uint32_t elements) const;
+              sc_time limit = sc_time(10, sc_core::SC_MS)) {
+    return run_script(*driver, std::move(script), limit);
+  }
 };
 
 }  // namespace pccx::test

@@ -1,6 +1,8 @@
 // Helpers for running firmware written inside a test on the whole platform.
 #pragma once
 
+#include <gtest/gtest.h>
+
 #include <cstdio>
 #include <fstream>
 #include <nlohmann/json.hpp>
@@ -45,6 +47,14 @@ inline std::vector<nlohmann::json> read_jsonl(const std::string& path) {
   std::string line;
   while (std::getline(in, line)) out.push_back(nlohmann::json::parse(line));
   return out;
+}
+
+// The value of NPU counter `name` in a run's summary.
+inline uint64_t counter(const vp::run_result& r, const std::string& name) {
+  for (const auto& [n, v] : r.counters)
+    if (n == name) return v;
+  ADD_FAILURE() << "no counter " << name;
+  return 0;
 }
 
 inline std::string temp_path(const std::string& name) {

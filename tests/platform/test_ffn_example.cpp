@@ -10,6 +10,7 @@
 #include <sstream>
 
 #include "ffn_reference.h"
+#include "firmware_test_io.h"
 #include "pccx_host_mem.h"
 #include "platform_test_util.h"
 
@@ -41,15 +42,11 @@ ffn_addresses layout(const ffn_problem& p) {
   return a;
 }
 
-void host_write(uint64_t addr, const std::vector<uint8_t>& bytes) {
-  if (!bytes.empty()) pccx_host_write(addr, bytes.data(), static_cast<uint32_t>(bytes.size()));
-}
-
 int host_then_program(void) {
-  host_write(kFfnParamAddr, g_host.block);
-  host_write(g_host.at.x, g_host.x);
-  host_write(g_host.at.w_gate, g_host.gate);
-  host_write(g_host.at.w_down, g_host.down);
+  write_ddr(kFfnParamAddr, g_host.block);
+  write_ddr(g_host.at.x, g_host.x);
+  write_ddr(g_host.at.w_gate, g_host.gate);
+  write_ddr(g_host.at.w_down, g_host.down);
   const int rc = g_program();
   if (rc == 0) {
     g_host.y.assign(g_host.D, 0);
@@ -78,13 +75,6 @@ vp::run_result run_ffn(const ffn_problem& p, const std::vector<uint8_t>& block) 
 
 vp::run_result run_ffn(const ffn_problem& p) {
   return run_ffn(p, p.param_block(layout(p)));
-}
-
-uint64_t counter(const vp::run_result& r, const std::string& name) {
-  for (const auto& [n, v] : r.counters)
-    if (n == name) return v;
-  ADD_FAILURE() << "no counter " << name;
-  return 0;
 }
 
 std::string printed(const vp::run_result& r) {

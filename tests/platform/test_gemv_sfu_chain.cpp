@@ -7,9 +7,9 @@
 
 #include <cstring>
 
+#include "firmware_test_io.h"
 #include "npu/units/bf16.h"
 #include "pccx_dma.h"
-#include "pccx_host_mem.h"
 #include "platform_test_util.h"
 #include "sfu_reference.h"
 #include "uCA_v1_api.h"
@@ -37,33 +37,23 @@ void make_problem() {
 }
 
 int gemv_then_gelu(void) {
-  static uint8_t rows[2][kN / 2][kK / 2];
-  for (unsigned n = 0; n < kN; ++n)
-    for (unsigned k = 0; k < kK; k += 2)
-      rows[n % 2][n / 2][k / 2] =
-          static_cast<uint8_t>((g_w[n][k] & 0xF) | ((g_w[n][k + 1] & 0xF) << 4));
+  const auto rows = gemv_weight_streams(g_w, kN, kK);
   uint16_t act[kK];
-  for (unsigned k = 0; k < kK; ++k) act[k] = npu::bf16::from_float(static_cast<float>(g_x[k]));
-  pccx_host_write(0x50000000ull, rows[0], sizeof rows[0]);
-  pccx_host_write(0x50100000ull, rows[1], sizeof rows[1]);
+  for (unsigned k = 0; k < kK; ++k) act[k] = to_bf16(static_cast<float>(g_x[k]));
+  write_ddr(0x50000000ull, rows[0]);
+  write_ddr(0x50100000ull, rows[1]);
   pccx_host_write(0x50200000ull, act, sizeof act);
 
-  uca_memset(0, 2, 1, 1, kK);   // activations
-  uca_memset(1, 3, 1, kN, kK);  // weights: M=1, N, K
-  uca_memset(0, 4, 1, 1, kN);   // results
-  pccx_dma_submit(PCCX_DMA_ACP_FMAP, 0x50200000ull, sizeof act, 1);
-  uca_memcpy(UCA_ROUTE_HOST_TO_L2, kAct, 0, 2, 0);
-  pccx_dma_submit(PCCX_DMA_HP2, 0x50000000ull, sizeof rows[0], 2);
-  pccx_dma_submit(PCCX_DMA_HP3, 0x50100000ull, sizeof rows[1], 3);
+  set_vector_shape(2, kK);         // activations
+  set_weight_shape(3, 1, kN, kK);  // weights: M=1, N, K
+  set_vector_shape(4, kN);         // results
+  ddr_to_l2(0x50200000ull, sizeof act, kAct, 2, 1);
+  pccx_dma_submit(PCCX_DMA_HP2, 0x50000000ull, rows[0].size(), 2);
+  pccx_dma_submit(PCCX_DMA_HP3, 0x50100000ull, rows[1].size(), 3);
   uca_gemv(kGate, kAct, 0, 2, 3, 0);
   uca_cvo(UCA_CVO_GELU, kGate, kOut, kN, 0, 1);
-  pccx_dma_submit(PCCX_DMA_ACP_RESULT, 0x50300000ull, sizeof g_y, 4);
-  uca_memcpy(UCA_ROUTE_L2_TO_HOST, 0, kOut, 4, 0);
-  if (uca_sync(1000000) != 0) return 2;
-  pccx_dma_status st;
-  if (pccx_dma_wait_status(PCCX_DMA_ACP_RESULT, &st, 1000) != PCCX_DMA_OK) return 3;
-  pccx_host_read(0x50300000ull, g_y, sizeof g_y);
-  return 0;
+  l2_to_ddr(kOut, 4, 0x50300000ull, sizeof g_y, 4);
+  return read_result(1000000, 0x50300000ull, g_y, sizeof g_y);
 }
 
 struct chain_run {
@@ -88,13 +78,6 @@ chain_run run(bool chaining) {
     }
   }
   return c;
-}
-
-uint64_t counter(const vp::run_result& r, const std::string& name) {
-  for (const auto& [n, v] : r.counters)
-    if (n == name) return v;
-  ADD_FAILURE() << "no counter " << name;
-  return 0;
 }
 
 }  // namespace

@@ -5,9 +5,9 @@
 #include <gtest/gtest.h>
 
 #include <cmath>
-#include <cstring>
 #include <fstream>
 
+#include "firmware_test_io.h"
 #include "pccx_dma.h"
 #include "pccx_host_mem.h"
 #include "platform_test_util.h"
@@ -57,19 +57,24 @@ class fifo_drain : public sc_core::sc_module {
   mem::stream_fifo& fifo_;
 };
 
+// Runs stream_four_hp_channels with a drain on each HP FIFO.
+vp::run_result stream_into_drains(const config::platform_config& cfg) {
+  std::vector<std::unique_ptr<fifo_drain>> drains;
+  return vp::run_simulation(
+      cfg, test_firmware(&stream_four_hp_channels, "stream"), nullptr, [&](vp::platform_top& top) {
+        for (unsigned ch = PCCX_DMA_HP0; ch <= PCCX_DMA_HP3; ++ch)
+          drains.push_back(
+              std::make_unique<fifo_drain>(("drain" + std::to_string(ch)).c_str(), top.fifo(ch)));
+      });
+}
+
 }  // namespace
 
 TEST(MemorySystem, FourHpChannelsReachTheEffectiveDdrBandwidth) {
   config::platform_config cfg;
   cfg.simulation.mode = "timing";
   cfg.output.dir = temp_path("four_hp");
-  std::vector<std::unique_ptr<fifo_drain>> drains;
-  auto r = vp::run_simulation(
-      cfg, test_firmware(&stream_four_hp_channels, "stream"), nullptr, [&](vp::platform_top& top) {
-        for (unsigned ch = PCCX_DMA_HP0; ch <= PCCX_DMA_HP3; ++ch)
-          drains.push_back(
-              std::make_unique<fifo_drain>(("drain" + std::to_string(ch)).c_str(), top.fifo(ch)));
-      });
+  auto r = stream_into_drains(cfg);
   ASSERT_EQ(r.exit_code, 0) << r.message;
   const auto& ddr = r.memory["ddr"];
   const double effective = ddr["efficiency"]["effective_gbps"].get<double>();
@@ -77,10 +82,7 @@ TEST(MemorySystem, FourHpChannelsReachTheEffectiveDdrBandwidth) {
   EXPECT_EQ(weights["bytes"].get<uint64_t>(), 4ull * kStreamBytes);
   EXPECT_NEAR(weights["avg_gbps"].get<double>(), effective, 0.02 * effective);
   // The NPU's own counter sees the same bytes.
-  uint64_t npu_read = 0;
-  for (const auto& [name, value] : r.counters)
-    if (name == "ddr_read_bytes") npu_read = value;
-  EXPECT_EQ(npu_read, 4ull * kStreamBytes);
+  EXPECT_EQ(counter(r, "ddr_read_bytes"), 4ull * kStreamBytes);
   // The CSV time series adds up to the bytes moved.
   std::ifstream csv(cfg.output.dir + "/ddr_bandwidth.csv");
   ASSERT_TRUE(csv) << "no ddr_bandwidth.csv in " << cfg.output.dir;
@@ -125,13 +127,7 @@ TEST(MemorySystem, StrictModeEndsTheRunOnADescriptorError) {
 TEST(MemorySystem, TimingOnlyModeStoresNoDdrData) {
   config::platform_config cfg;
   cfg.simulation.mode = "timing";
-  std::vector<std::unique_ptr<fifo_drain>> drains;
-  auto r = vp::run_simulation(
-      cfg, test_firmware(&stream_four_hp_channels, "stream"), nullptr, [&](vp::platform_top& top) {
-        for (unsigned ch = PCCX_DMA_HP0; ch <= PCCX_DMA_HP3; ++ch)
-          drains.push_back(
-              std::make_unique<fifo_drain>(("drain" + std::to_string(ch)).c_str(), top.fifo(ch)));
-      });
+  auto r = stream_into_drains(cfg);
   ASSERT_EQ(r.exit_code, 0) << r.message;
   EXPECT_EQ(r.memory["ddr"]["store"]["allocated_pages"], 0) << r.memory["ddr"]["store"].dump();
 }
@@ -139,35 +135,17 @@ TEST(MemorySystem, TimingOnlyModeStoresNoDdrData) {
 namespace {
 
 // A BF16 vector through the whole platform: DDR -> L2 -> SFU EXP -> DDR.
-uint16_t to_bf16(float f) {
-  uint32_t u;
-  std::memcpy(&u, &f, 4);
-  return static_cast<uint16_t>((u + 0x7FFFu + ((u >> 16) & 1u)) >> 16);
-}
-float from_bf16(uint16_t b) {
-  const uint32_t u = static_cast<uint32_t>(b) << 16;
-  float f;
-  std::memcpy(&f, &u, 4);
-  return f;
-}
-
 constexpr unsigned kElems = 64;
 uint16_t g_in[kElems], g_out[kElems];
 
 int exp_through_the_sfu(void) {
   for (unsigned i = 0; i < kElems; ++i) g_in[i] = to_bf16(-4.0f + 0.125f * i);
   pccx_host_write(0x20000000ull, g_in, sizeof g_in);
-  uca_memset(0, 1, 1, 1, kElems);  // 64 BF16 elements = 8 words
-  pccx_dma_submit(PCCX_DMA_ACP_FMAP, 0x20000000ull, sizeof g_in, 1);
-  uca_memcpy(UCA_ROUTE_HOST_TO_L2, 0x100, 0, 1, 0);
+  set_vector_shape(1, kElems);  // 64 BF16 elements = 8 words
+  ddr_to_l2(0x20000000ull, sizeof g_in, 0x100, 1, 1);
   uca_cvo(UCA_CVO_EXP, 0x100, 0x200, kElems, 0, 0);
-  pccx_dma_submit(PCCX_DMA_ACP_RESULT, 0x28000000ull, sizeof g_out, 2);
-  uca_memcpy(UCA_ROUTE_L2_TO_HOST, 0, 0x200, 1, 0);
-  if (uca_sync(100000) != 0) return 2;
-  pccx_dma_status st;
-  if (pccx_dma_wait_status(PCCX_DMA_ACP_RESULT, &st, 1000) != PCCX_DMA_OK) return 3;
-  pccx_host_read(0x28000000ull, g_out, sizeof g_out);
-  return 0;
+  l2_to_ddr(0x200, 1, 0x28000000ull, sizeof g_out, 2);
+  return read_result(100000, 0x28000000ull, g_out, sizeof g_out);
 }
 
 }  // namespace
@@ -181,10 +159,7 @@ TEST(MemorySystem, FirmwareRunsExpOnTheSfuThroughL2) {
     const double want = std::exp(x), got = from_bf16(g_out[i]);
     EXPECT_NEAR(got, want, want * (1.0 / 128)) << "element " << i << " exp(" << x << ")";
   }
-  uint64_t elements = 0;
-  for (const auto& [name, value] : r.counters)
-    if (name == "sfu_elements") elements = value;
-  EXPECT_EQ(elements, kElems);
+  EXPECT_EQ(counter(r, "sfu_elements"), kElems);
 }
 
 namespace {
@@ -198,32 +173,22 @@ int16_t g_x[kK];
 uint16_t g_y[kN];
 
 int gemv_from_firmware(void) {
-  uint8_t rows[2][kN / 2][kK / 2];
-  for (unsigned n = 0; n < kN; ++n)
-    for (unsigned k = 0; k < kK; k += 2)
-      rows[n % 2][n / 2][k / 2] =
-          static_cast<uint8_t>((g_w[n][k] & 0xF) | ((g_w[n][k + 1] & 0xF) << 4));
+  const auto rows = gemv_weight_streams(g_w, kN, kK);
   uint16_t act[kK];
   for (unsigned k = 0; k < kK; ++k) act[k] = to_bf16(static_cast<float>(g_x[k]));
-  pccx_host_write(0x30000000ull, rows[0], sizeof rows[0]);
-  pccx_host_write(0x30010000ull, rows[1], sizeof rows[1]);
+  write_ddr(0x30000000ull, rows[0]);
+  write_ddr(0x30010000ull, rows[1]);
   pccx_host_write(0x30020000ull, act, sizeof act);
 
-  uca_memset(0, 2, 1, 1, kK);   // activations: 64 elements
-  uca_memset(1, 3, 1, kN, kK);  // weights: M=1, N=16, K=64
-  uca_memset(0, 4, 1, 1, kN);   // results: 16 elements
-  pccx_dma_submit(PCCX_DMA_ACP_FMAP, 0x30020000ull, sizeof act, 1);
-  uca_memcpy(UCA_ROUTE_HOST_TO_L2, 0x40, 0, 2, 0);
-  pccx_dma_submit(PCCX_DMA_HP2, 0x30000000ull, sizeof rows[0], 2);
-  pccx_dma_submit(PCCX_DMA_HP3, 0x30010000ull, sizeof rows[1], 3);
+  set_vector_shape(2, kK);         // activations: 64 elements
+  set_weight_shape(3, 1, kN, kK);  // weights: M=1, N=16, K=64
+  set_vector_shape(4, kN);         // results: 16 elements
+  ddr_to_l2(0x30020000ull, sizeof act, 0x40, 2, 1);
+  pccx_dma_submit(PCCX_DMA_HP2, 0x30000000ull, rows[0].size(), 2);
+  pccx_dma_submit(PCCX_DMA_HP3, 0x30010000ull, rows[1].size(), 3);
   uca_gemv(0x80, 0x40, 0, 2, 3, 0);  // size: fmap slot 2, shape: weight slot 3
-  pccx_dma_submit(PCCX_DMA_ACP_RESULT, 0x30030000ull, sizeof g_y, 4);
-  uca_memcpy(UCA_ROUTE_L2_TO_HOST, 0, 0x80, 4, 0);
-  if (uca_sync(100000) != 0) return 2;
-  pccx_dma_status st;
-  if (pccx_dma_wait_status(PCCX_DMA_ACP_RESULT, &st, 1000) != PCCX_DMA_OK) return 3;
-  pccx_host_read(0x30030000ull, g_y, sizeof g_y);
-  return 0;
+  l2_to_ddr(0x80, 4, 0x30030000ull, sizeof g_y, 4);
+  return read_result(100000, 0x30030000ull, g_y, sizeof g_y);
 }
 
 }  // namespace
@@ -243,10 +208,7 @@ TEST(MemorySystem, FirmwareRunsAnInt4GemvFromDdr) {
     for (unsigned k = 0; k < kK; ++k) acc += g_w[n][k] * g_x[k];
     EXPECT_EQ(g_y[n], to_bf16(static_cast<float>(acc))) << "row " << n << ": " << acc;
   }
-  uint64_t macs = 0;
-  for (const auto& [name, value] : r.counters)
-    if (name == "macs") macs = value;
-  EXPECT_EQ(macs, uint64_t{kN} * kK);
+  EXPECT_EQ(counter(r, "macs"), uint64_t{kN} * kK);
   EXPECT_EQ(r.memory["ddr"]["bandwidth"]["classes"]["weights"]["bytes"], kN * kK / 2);
 }
 
@@ -265,8 +227,7 @@ int gemm_from_firmware(void) {
   for (unsigned half = 0; half < 2; ++half)
     for (unsigned k = 0; k < kGk; ++k)
       for (unsigned c = 0; c < 32; c += 2)
-        tile[half][k][c / 2] = static_cast<uint8_t>((g_gw[k][half * 32 + c] & 0xF) |
-                                                    ((g_gw[k][half * 32 + c + 1] & 0xF) << 4));
+        tile[half][k][c / 2] = pack_int4(g_gw[k][half * 32 + c], g_gw[k][half * 32 + c + 1]);
   uint16_t act[kGm * kGk];
   for (unsigned m = 0; m < kGm; ++m)
     for (unsigned k = 0; k < kGk; ++k) act[m * kGk + k] = to_bf16(g_gx[m][k]);
@@ -274,21 +235,15 @@ int gemm_from_firmware(void) {
   pccx_host_write(0x40010000ull, tile[1], sizeof tile[1]);
   pccx_host_write(0x40020000ull, act, sizeof act);
 
-  uca_memset(0, 2, 1, 1, kGm * kGk);  // activations: 2 rows of 32
-  uca_memset(1, 3, kGm, kGn, kGk);    // weights: M=2, N=64, K=32
-  uca_memset(0, 4, 1, 1, kGm * kGn);  // results: 128 elements
-  pccx_dma_submit(PCCX_DMA_ACP_FMAP, 0x40020000ull, sizeof act, 1);
-  uca_memcpy(UCA_ROUTE_HOST_TO_L2, 0x40, 0, 2, 0);
+  set_vector_shape(2, kGm * kGk);      // activations: 2 rows of 32
+  set_weight_shape(3, kGm, kGn, kGk);  // weights: M=2, N=64, K=32
+  set_vector_shape(4, kGm * kGn);      // results: 128 elements
+  ddr_to_l2(0x40020000ull, sizeof act, 0x40, 2, 1);
   pccx_dma_submit(PCCX_DMA_HP0, 0x40000000ull, sizeof tile[0], 2);
   pccx_dma_submit(PCCX_DMA_HP1, 0x40010000ull, sizeof tile[1], 3);
   uca_gemm(0x100, 0x40, 0, 2, 3, 0);
-  pccx_dma_submit(PCCX_DMA_ACP_RESULT, 0x40030000ull, sizeof g_gy, 4);
-  uca_memcpy(UCA_ROUTE_L2_TO_HOST, 0, 0x100, 4, 0);
-  if (uca_sync(100000) != 0) return 2;
-  pccx_dma_status st;
-  if (pccx_dma_wait_status(PCCX_DMA_ACP_RESULT, &st, 1000) != PCCX_DMA_OK) return 3;
-  pccx_host_read(0x40030000ull, g_gy, sizeof g_gy);
-  return 0;
+  l2_to_ddr(0x100, 4, 0x40030000ull, sizeof g_gy, 4);
+  return read_result(100000, 0x40030000ull, g_gy, sizeof g_gy);
 }
 
 }  // namespace
@@ -312,8 +267,5 @@ TEST(MemorySystem, FirmwareRunsAGemmTileFromDdr) {
       for (unsigned k = 0; k < kGk; ++k) acc += g_gw[k][n] * g_gx[m][k];
       EXPECT_EQ(g_gy[m * kGn + n], to_bf16(static_cast<float>(acc))) << m << "," << n;
     }
-  uint64_t macs = 0;
-  for (const auto& [name, value] : r.counters)
-    if (name == "gemm_macs") macs = value;
-  EXPECT_EQ(macs, uint64_t{kGm} * kGn * kGk);
+  EXPECT_EQ(counter(r, "gemm_macs"), uint64_t{kGm} * kGn * kGk);
 }

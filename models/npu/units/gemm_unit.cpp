@@ -7,11 +7,13 @@
 #include <variant>
 
 #include "npu/units/bf16.h"
+#include "npu/units/matmul_common.h"
 #include "pccx_isa.h"
 #include "uCA_v1_api.h"
 
 namespace pccx::npu {
 
+using matmul::ceil_div;
 using sc_core::sc_time;
 using sc_core::SC_ZERO_TIME;
 
@@ -20,10 +22,6 @@ constexpr uint32_t kWord = mem::l2_memory::kWordBytes;
 constexpr uint32_t kPerWord = bf16::kPerWord;
 constexpr unsigned kPort = mem::l2_memory::kComputePort;
 constexpr unsigned kFifos = 2;  // HP0, HP1
-
-uint32_t ceil_div(uint64_t a, uint64_t b) {
-  return static_cast<uint32_t>((a + b - 1) / b);
-}
 
 // Consecutive L2 words, relative to the first activation word.
 struct word_run {
@@ -51,12 +49,6 @@ std::vector<word_run> slice_runs(uint32_t m_rows, uint32_t k, uint32_t k0, uint3
     next = wb + 1;
   }
   return runs;
-}
-
-// INT4 two's complement nibble -> int.
-int nibble(uint8_t byte, bool high) {
-  const int v = high ? (byte >> 4) : (byte & 0xF);
-  return v >= 8 ? v - 16 : v;
 }
 }  // namespace
 
@@ -106,43 +98,11 @@ uint32_t gemm_unit::group_ntiles(uint32_t m, uint32_t n) const {
   return static_cast<uint32_t>(std::max<uint64_t>(1, std::min({n_tiles, fit, hides})));
 }
 
-void gemm_unit::advance_to(const sc_time& t) {
-  const sc_time now = sc_core::sc_time_stamp();
-  if (t > local()) qk_.set(t - now);
-  if (qk_.need_sync()) qk_.sync();
-}
-
-void gemm_unit::sync_to(const sc_time& t) {
-  const sc_time now = sc_core::sc_time_stamp();
-  qk_.set(t > now ? t - now : SC_ZERO_TIME);
-  qk_.sync();
-}
-
-sc_time gemm_unit::take(unsigned f, uint64_t bytes, uint8_t* buf, const sc_time& at) {
-  mem::stream_fifo& fifo = *fifos_[f];
-  if (auto t = fifo.try_pop(bytes, buf, at)) return *t;
-  // No bytes for this tile yet: let the kernel (and the producer) catch up.
-  sync_to(at);
-  return std::max(fifo.pop(bytes, buf), at);
-}
-
 threaded_unit::result gemm_unit::execute(const dispatched_instruction& d) {
+  if (auto refused = matmul::check_instruction(d, isa::opcode::gemm, name()))
+    return {refused->err, refused->detail};
   const auto* mm = std::get_if<isa::matmul_instr>(&d.ins.body);
-  if (!mm || d.ins.op != isa::opcode::gemm)
-    return {PCCX_ERR_UNIT_FAULT,
-            std::string(name()) + " executes GEMM only, not " + isa::opcode_name(d.ins.op)};
   const uint32_t M = d.shape[0], N = d.shape[1], K = d.shape[2];
-  if (M == 0 || N == 0 || K == 0)
-    return {PCCX_ERR_ZERO_LENGTH, std::string(name()) + ": GEMM weight shape (M, N, K) = (" +
-                                      std::to_string(M) + ", " + std::to_string(N) + ", " +
-                                      std::to_string(K) + ") has a zero extent"};
-  const uint64_t xyz = uint64_t{d.size[0]} * d.size[1] * d.size[2];
-  if (xyz != uint64_t{M} * K)
-    return {PCCX_ERR_UNIT_FAULT, std::string(name()) +
-                                     ": GEMM activation size X*Y*Z = " + std::to_string(xyz) +
-                                     " (fmap_shape slot " + std::to_string(mm->size_ptr) +
-                                     ") != M*K = " + std::to_string(uint64_t{M} * K) +
-                                     " (weight_shape slot " + std::to_string(mm->shape_ptr) + ")"};
   if (mm->lanes > 1)
     return {PCCX_ERR_INVALID_LANES, std::string(name()) + ": parallel_lane " +
                                         std::to_string(mm->lanes) + " above 1 (one GEMM array)"};
@@ -161,8 +121,7 @@ threaded_unit::result gemm_unit::execute(const dispatched_instruction& d) {
       return {PCCX_ERR_UNIT_FAULT, std::string(name()) + ": weight FIFO " + f->name() + " holds " +
                                        std::to_string(f->capacity()) + " bytes, a tile is " +
                                        std::to_string(tbytes)};
-  bool functional = params_.functional && l2_.functional();
-  for (auto* f : fifos_) functional = functional && f->functional();
+  const bool functional = matmul::computes_values(params_.functional, l2_, fifos_);
 
   const uint32_t TK = tile_k(), TN = tile_n(), half = TN / kFifos;
   const uint32_t row_bytes = half / 2;
@@ -178,21 +137,14 @@ threaded_unit::result gemm_unit::execute(const dispatched_instruction& d) {
   const uint32_t act_words = ceil_div(uint64_t{M} * K, kPerWord);
   const uint32_t out_words = ceil_div(uint64_t{M} * N, kPerWord);
 
-  qk_.reset();
+  clock_.reset();
   const sc_time t0 = sc_core::sc_time_stamp();
   sc_time end = t0;
   result r;
   try {
     // Both L2 ranges are checked before any port time is reserved.
-    auto check_range = [&](const char* what, uint32_t first, uint32_t words) {
-      if (uint64_t{first} + words > l2_.words())
-        throw mem::l2_range_error(std::string("GEMM ") + what + " words " + std::to_string(first) +
-                                      ".." + std::to_string(uint64_t{first} + words - 1) +
-                                      " beyond the L2",
-                                  first, words, l2_.words());
-    };
-    check_range("activation", mm->src_addr, act_words);
-    check_range("result", mm->dest_reg, out_words);
+    matmul::check_l2_range(l2_, "GEMM activation", mm->src_addr, act_words);
+    matmul::check_l2_range(l2_, "GEMM result", mm->dest_reg, out_words);
 
     // --- Activation stream: slice i (K-tile i, all M rows) through port 1
     // into the activation buffer, slices in order; then, for accm, the old
@@ -204,33 +156,17 @@ threaded_unit::result gemm_unit::execute(const dispatched_instruction& d) {
         uint8_t* dst = functional ? &act_bytes[size_t(run.first) * kWord] : nullptr;
         slice_ready[i] = std::max(slice_ready[i],
                                   l2_.read(kPort, static_cast<uint32_t>(mm->src_addr + run.first),
-                                           static_cast<uint32_t>(run.words), dst, local()));
+                                           static_cast<uint32_t>(run.words), dst, clock_.local()));
       }
     std::vector<uint8_t> out_bytes(functional ? size_t{out_words} * kWord : 0);
     sc_time old_ready = t0;
     if (accm)
       old_ready = l2_.read(kPort, mm->dest_reg, out_words, functional ? out_bytes.data() : nullptr,
-                           local());
+                           clock_.local());
 
-    // Quantise each activation row to INT8 (symmetric, per row), as GEMV.
-    std::vector<int8_t> qa(functional ? size_t{M} * K : 0);
-    std::vector<float> sa(functional ? M : 0);
-    if (functional) {
-      for (uint32_t m = 0; m < M; ++m) {
-        float amax = 0.0f;
-        for (uint32_t k = 0; k < K; ++k)
-          amax = std::max(
-              amax, std::fabs(bf16::to_float(bf16::load(act_bytes.data(), size_t{m} * K + k))));
-        const float s = amax == 0.0f ? 1.0f : amax / 127.0f;
-        sa[m] = s;
-        for (uint32_t k = 0; k < K; ++k) {
-          const float x = bf16::to_float(bf16::load(act_bytes.data(), size_t{m} * K + k));
-          float q = std::nearbyint(x / s);  // default FE_TONEAREST: half to even
-          q = std::min(127.0f, std::max(-127.0f, q));
-          qa[size_t{m} * K + k] = static_cast<int8_t>(q);
-        }
-      }
-    }
+    // Each activation row quantised to INT8 (symmetric, per row).
+    const matmul::int8_rows act =
+        functional ? matmul::quantise_rows(act_bytes.data(), M, K) : matmul::int8_rows{};
 
     // --- Tiles: the first group's N-tiles 0..group-1 K-tile outer, N-tile
     // inner; then each remaining N-tile with its K-tiles in order. Loads are
@@ -256,19 +192,19 @@ threaded_unit::result gemm_unit::execute(const dispatched_instruction& d) {
         const uint32_t c0 = n0 + f * half;  // first output column of this FIFO
         uint8_t* b = functional ? buf.data() : nullptr;
         if (i == 0 && w_scale) {
-          avail = std::max(avail, take(f, sbytes, b, nominal));
+          avail = std::max(avail, matmul::take_weights(clock_, *fifos_[f], sbytes, b, nominal));
           stats_.weight_bytes += sbytes;
           if (functional)
             for (uint32_t c = 0; c < half && c0 + c < N; ++c)
               sw[c0 + c] = bf16::to_float(bf16::load(b, c));
         }
-        avail = std::max(avail, take(f, tbytes, b, nominal));
+        avail = std::max(avail, matmul::take_weights(clock_, *fifos_[f], tbytes, b, nominal));
         stats_.weight_bytes += tbytes;
         if (functional)
           for (uint32_t row = 0; row < TK && k0 + row < K; ++row)
             for (uint32_t c = 0; c < half && c0 + c < N; ++c)
               w[size_t{c0 + c} * K + k0 + row] =
-                  static_cast<int8_t>(nibble(b[size_t{row} * row_bytes + c / 2], c & 1));
+                  static_cast<int8_t>(matmul::int4(b[size_t{row} * row_bytes + c / 2], c & 1));
       }
       ++stats_.tiles;
       load_end = avail + load_time;
@@ -285,7 +221,7 @@ threaded_unit::result gemm_unit::execute(const dispatched_instruction& d) {
       if (last_k) ntile_end[j] = comp_end;
       comp_end_prev2 = comp_end_prev1;
       comp_end_prev1 = comp_end;
-      advance_to(start);
+      clock_.advance_to(start);
     };
     for (uint32_t i = 0; i < k_tiles; ++i)
       for (uint32_t j = 0; j < group; ++j) run_tile(j, i);
@@ -299,14 +235,14 @@ threaded_unit::result gemm_unit::execute(const dispatched_instruction& d) {
     if (functional) {
       const uint32_t L = params_.drain_limit;
       for (uint32_t m = 0; m < M; ++m) {
-        const int8_t* a = &qa[size_t{m} * K];
+        const int8_t* a = &act.q[size_t{m} * K];
         for (uint32_t n = 0; n < N; ++n) {
           const int8_t* wn = &w[size_t{n} * K];
           float sum = 0.0f;
           for (uint32_t k0 = 0; k0 < K; k0 += L) {
             int64_t acc = 0;
             for (uint32_t k = k0; k < std::min(K, k0 + L); ++k) acc += int32_t{a[k]} * wn[k];
-            sum += (static_cast<float>(acc) * sw[n]) * sa[m];
+            sum += (static_cast<float>(acc) * sw[n]) * act.scale[m];
           }
           y[size_t{m} * N + n] = sum;
         }
@@ -315,28 +251,12 @@ threaded_unit::result gemm_unit::execute(const dispatched_instruction& d) {
 
     // --- Output: each word after the last N-tile it holds, N-tiles in order.
     std::vector<std::vector<uint32_t>> words_of(n_tiles);
-    for (uint32_t wd = 0; wd < out_words; ++wd) {
-      uint32_t tj = 0;
-      const uint64_t last = std::min<uint64_t>(uint64_t{wd + 1} * kPerWord, uint64_t{M} * N);
-      for (uint64_t e = uint64_t{wd} * kPerWord; e < last; ++e)
-        tj = std::max<uint32_t>(tj, static_cast<uint32_t>((e % N) / TN));
-      words_of[tj].push_back(wd);
-    }
+    for (uint32_t wd = 0; wd < out_words; ++wd)
+      words_of[matmul::last_column_of_word(wd, uint64_t{M} * N, N) / TN].push_back(wd);
     for (uint32_t j = 0; j < n_tiles; ++j) {
       for (uint32_t wd : words_of[j]) {
         uint8_t* wb = functional ? &out_bytes[size_t{wd} * kWord] : nullptr;
-        if (functional) {
-          for (uint32_t e = 0; e < kPerWord; ++e) {
-            const uint64_t idx = uint64_t{wd} * kPerWord + e;
-            if (idx >= uint64_t{M} * N) {
-              bf16::store(wb, e, 0);  // tail of the last word: zero
-              continue;
-            }
-            float v = y[idx];
-            if (accm) v += bf16::to_float(bf16::load(wb, e));
-            bf16::store(wb, e, bf16::from_float(v));
-          }
-        }
+        if (functional) matmul::form_result_word(wb, wd, y, accm);
         end = std::max(
             end, l2_.write(kPort, mm->dest_reg + wd, 1, wb, std::max(ntile_end[j], old_ready)));
       }
@@ -359,7 +279,7 @@ threaded_unit::result gemm_unit::execute(const dispatched_instruction& d) {
   } catch (const mem::l2_range_error& e) {
     r = {PCCX_ERR_L2_RANGE, std::string(name()) + ": GEMM: " + e.what()};
   }
-  sync_to(std::max(end, local()));
+  clock_.sync_to(std::max(end, clock_.local()));
   return r;
 }
 

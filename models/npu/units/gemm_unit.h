@@ -26,15 +26,13 @@
 // the semantics and which of them the spec fixes.
 #pragma once
 
-#include <tlm.h>  // before the quantum keeper, which does not include it
-#include <tlm_utils/tlm_quantumkeeper.h>
-
 #include <cstdint>
 #include <systemc>
 #include <vector>
 
 #include "memory/dma/stream_fifo.h"
 #include "memory/l2/l2_memory.h"
+#include "npu/core/decoupled_clock.h"
 #include "npu/core/perf_counters.h"
 #include "npu/core/threaded_unit.h"
 
@@ -92,18 +90,11 @@ class gemm_unit : public threaded_unit {
   result execute(const dispatched_instruction& d) override;
 
  private:
-  sc_core::sc_time local() const { return qk_.get_current_time(); }
-  void advance_to(const sc_core::sc_time& t);
-  void sync_to(const sc_core::sc_time& t);
-  // Takes `bytes` from FIFO f for a consumer at local time `at`; returns the
-  // time they are available (>= at).
-  sc_core::sc_time take(unsigned f, uint64_t bytes, uint8_t* buf, const sc_core::sc_time& at);
-
   gemm_unit_params params_;
   mem::l2_memory& l2_;
   std::vector<mem::stream_fifo*> fifos_;
   perf_counters& counters_;
-  tlm_utils::tlm_quantumkeeper qk_;
+  decoupled_clock clock_;
   stats stats_;
 };
 

@@ -7,11 +7,13 @@
 #include <variant>
 
 #include "npu/units/bf16.h"
+#include "npu/units/matmul_common.h"
 #include "pccx_isa.h"
 #include "uCA_v1_api.h"
 
 namespace pccx::npu {
 
+using matmul::ceil_div;
 using sc_core::sc_time;
 using sc_core::SC_ZERO_TIME;
 
@@ -19,16 +21,6 @@ namespace {
 constexpr uint32_t kWord = mem::l2_memory::kWordBytes;
 constexpr uint32_t kPerWord = bf16::kPerWord;
 constexpr unsigned kPort = mem::l2_memory::kComputePort;
-
-uint32_t ceil_div(uint64_t a, uint64_t b) {
-  return static_cast<uint32_t>((a + b - 1) / b);
-}
-
-// INT4 two's complement nibble -> int.
-int nibble(uint8_t byte, bool high) {
-  const int v = high ? (byte >> 4) : (byte & 0xF);
-  return v >= 8 ? v - 16 : v;
-}
 }  // namespace
 
 gemv_unit::gemv_unit(sc_core::sc_module_name name, const gemv_unit_params& params,
@@ -59,35 +51,11 @@ uint64_t gemv_unit::record_bytes(uint32_t k, bool w_scale) const {
   return (raw + 15) / 16 * 16;
 }
 
-void gemv_unit::advance_to(const sc_time& t) {
-  const sc_time now = sc_core::sc_time_stamp();
-  if (t > local()) qk_.set(t - now);
-  if (qk_.need_sync()) qk_.sync();
-}
-
-void gemv_unit::sync_to(const sc_time& t) {
-  const sc_time now = sc_core::sc_time_stamp();
-  qk_.set(t > now ? t - now : SC_ZERO_TIME);
-  qk_.sync();
-}
-
 threaded_unit::result gemv_unit::execute(const dispatched_instruction& d) {
+  if (auto refused = matmul::check_instruction(d, isa::opcode::gemv, name()))
+    return {refused->err, refused->detail};
   const auto* mm = std::get_if<isa::matmul_instr>(&d.ins.body);
-  if (!mm || d.ins.op != isa::opcode::gemv)
-    return {PCCX_ERR_UNIT_FAULT,
-            std::string(name()) + " executes GEMV only, not " + isa::opcode_name(d.ins.op)};
   const uint32_t M = d.shape[0], N = d.shape[1], K = d.shape[2];
-  if (M == 0 || N == 0 || K == 0)
-    return {PCCX_ERR_ZERO_LENGTH, std::string(name()) + ": GEMV weight shape (M, N, K) = (" +
-                                      std::to_string(M) + ", " + std::to_string(N) + ", " +
-                                      std::to_string(K) + ") has a zero extent"};
-  const uint64_t xyz = uint64_t{d.size[0]} * d.size[1] * d.size[2];
-  if (xyz != uint64_t{M} * K)
-    return {PCCX_ERR_UNIT_FAULT, std::string(name()) +
-                                     ": GEMV activation size X*Y*Z = " + std::to_string(xyz) +
-                                     " (fmap_shape slot " + std::to_string(mm->size_ptr) +
-                                     ") != M*K = " + std::to_string(uint64_t{M} * K) +
-                                     " (weight_shape slot " + std::to_string(mm->shape_ptr) + ")"};
   const uint32_t lanes = mm->lanes & PCCX_LANES_COUNT_MASK;
   const bool head_parallel = mm->lanes & PCCX_LANES_HEAD_PARALLEL;
   const uint32_t active = lanes == 0 ? params_.cores : lanes;
@@ -104,8 +72,7 @@ threaded_unit::result gemv_unit::execute(const dispatched_instruction& d) {
       return {PCCX_ERR_UNIT_FAULT, std::string(name()) + ": weight FIFO " + f->name() + " holds " +
                                        std::to_string(f->capacity()) + " bytes, a row record is " +
                                        std::to_string(rec)};
-  bool functional = params_.functional && l2_.functional();
-  for (auto* f : fifos_) functional = functional && f->functional();
+  const bool functional = matmul::computes_values(params_.functional, l2_, fifos_);
 
   const uint32_t F = static_cast<uint32_t>(fifos_.size());
   const uint32_t S = w_scale ? scales_per_row(K) : 1;
@@ -120,7 +87,7 @@ threaded_unit::result gemv_unit::execute(const dispatched_instruction& d) {
   const uint32_t act_words = ceil_div(uint64_t{M} * K, kPerWord);
   const uint32_t out_words = ceil_div(uint64_t{M} * N, kPerWord);
 
-  qk_.reset();
+  clock_.reset();
   const sc_time t0 = sc_core::sc_time_stamp();
   sc_time end = t0;
   result r;
@@ -128,51 +95,26 @@ threaded_unit::result gemv_unit::execute(const dispatched_instruction& d) {
     // --- L1 load: activations (and old results for accm) through port 1.
     std::vector<uint8_t> act_bytes(functional ? size_t{act_words} * kWord : 0);
     std::vector<uint8_t> out_bytes(functional ? size_t{out_words} * kWord : 0);
-    sc_time ready =
-        l2_.read(kPort, mm->src_addr, act_words, functional ? act_bytes.data() : nullptr, local());
+    sc_time ready = l2_.read(kPort, mm->src_addr, act_words,
+                             functional ? act_bytes.data() : nullptr, clock_.local());
     if (accm)
       ready = l2_.read(kPort, mm->dest_reg, out_words, functional ? out_bytes.data() : nullptr,
-                       local());
+                       clock_.local());
     if (!accm && functional) std::fill(out_bytes.begin(), out_bytes.end(), 0);
     // Bounds of the result before compute, so a range error costs no time.
-    if (uint64_t{mm->dest_reg} + out_words > l2_.words())
-      throw mem::l2_range_error("GEMV result words " + std::to_string(mm->dest_reg) + ".." +
-                                    std::to_string(uint64_t{mm->dest_reg} + out_words - 1) +
-                                    " beyond the L2",
-                                mm->dest_reg, out_words, l2_.words());
+    matmul::check_l2_range(l2_, "GEMV result", mm->dest_reg, out_words);
 
-    // Quantise each activation row to INT8 (symmetric, per row).
-    std::vector<int8_t> qa(functional ? size_t{M} * K : 0);
-    std::vector<float> sa(functional ? M : 0);
-    if (functional) {
-      for (uint32_t m = 0; m < M; ++m) {
-        float amax = 0.0f;
-        for (uint32_t k = 0; k < K; ++k)
-          amax = std::max(
-              amax, std::fabs(bf16::to_float(bf16::load(act_bytes.data(), size_t{m} * K + k))));
-        const float s = amax == 0.0f ? 1.0f : amax / 127.0f;
-        sa[m] = s;
-        for (uint32_t k = 0; k < K; ++k) {
-          const float x = bf16::to_float(bf16::load(act_bytes.data(), size_t{m} * K + k));
-          float q = std::nearbyint(x / s);  // default FE_TONEAREST: half to even
-          q = std::min(127.0f, std::max(-127.0f, q));
-          qa[size_t{m} * K + k] = static_cast<int8_t>(q);
-        }
-      }
-    }
-    advance_to(ready);
+    // Each activation row quantised to INT8 (symmetric, per row).
+    const matmul::int8_rows act =
+        functional ? matmul::quantise_rows(act_bytes.data(), M, K) : matmul::int8_rows{};
+    clock_.advance_to(ready);
 
     // Result words in the order they complete: word w is written (and
     // published on the direct SFU path) after the last weight row n that
     // feeds one of its elements.
     std::vector<std::vector<uint32_t>> words_after(N);
-    for (uint32_t w = 0; w < out_words; ++w) {
-      uint32_t last_n = 0;
-      for (uint64_t i = uint64_t{w} * kPerWord;
-           i < std::min<uint64_t>(uint64_t{w + 1} * kPerWord, uint64_t{M} * N); ++i)
-        last_n = std::max(last_n, static_cast<uint32_t>(i % N));
-      words_after[last_n].push_back(w);
-    }
+    for (uint32_t w = 0; w < out_words; ++w)
+      words_after[matmul::last_column_of_word(w, uint64_t{M} * N, N)].push_back(w);
 
     // --- Compute. Row-parallel: weight row n runs on core n mod cores over
     // all M activation rows. Head-parallel: weight row n is broadcast to all
@@ -186,22 +128,10 @@ threaded_unit::result gemv_unit::execute(const dispatched_instruction& d) {
     sc_time stall, last_done = ready;
     auto write_word = [&](uint32_t w) {
       sc_time t = SC_ZERO_TIME;  // its last element is out of the pipeline
-      for (uint64_t i = uint64_t{w} * kPerWord;
-           i < std::min<uint64_t>(uint64_t{w + 1} * kPerWord, uint64_t{M} * N); ++i)
-        t = std::max(t, done[i]);
+      const matmul::word_span span = matmul::elements_of_word(w, uint64_t{M} * N);
+      for (uint64_t i = span.first; i < span.last; ++i) t = std::max(t, done[i]);
       uint8_t* wb = functional ? &out_bytes[size_t{w} * kWord] : nullptr;
-      if (functional) {
-        for (uint32_t j = 0; j < kPerWord; ++j) {
-          const uint64_t i = uint64_t{w} * kPerWord + j;
-          if (i >= uint64_t{M} * N) {
-            bf16::store(wb, j, 0);  // tail of the last word: zero
-            continue;
-          }
-          float v = y[i];
-          if (accm) v += bf16::to_float(bf16::load(wb, j));
-          bf16::store(wb, j, bf16::from_float(v));
-        }
-      }
+      if (functional) matmul::form_result_word(wb, w, y, accm);
       const sc_time written = l2_.write(kPort, mm->dest_reg + w, 1, wb, t);
       if (d.produces) d.produces->publish(mm->dest_reg + w, t);
       return written;
@@ -210,14 +140,7 @@ threaded_unit::result gemv_unit::execute(const dispatched_instruction& d) {
       mem::stream_fifo& fifo = *fifos_[n % F];
       sc_time& free_at = core_free[head_parallel ? 0 : n % active];
       uint8_t* buf = functional ? rec_buf.data() : nullptr;
-      sc_time start;
-      if (auto t = fifo.try_pop(rec, buf, free_at)) {
-        start = *t;
-      } else {
-        // No bytes for this row yet: let the kernel (and the producer) catch up.
-        sync_to(free_at);
-        start = std::max(fifo.pop(rec, buf), free_at);
-      }
+      const sc_time start = matmul::take_weights(clock_, fifo, rec, buf, free_at);
       stall += start - free_at;
       free_at = start + row_time;
       for (uint32_t m = 0; m < M; ++m) {
@@ -233,15 +156,17 @@ threaded_unit::result gemv_unit::execute(const dispatched_instruction& d) {
           for (uint32_t g = 0; g < S; ++g) sw[g] = bf16::to_float(bf16::load(buf, g));
         const uint8_t* w = buf + (w_scale ? 2 * S : 0);
         for (uint32_t m = 0; m < M; ++m) {
-          const int8_t* a = &qa[size_t{m} * K];
+          const int8_t* a = &act.q[size_t{m} * K];
           std::fill(acc.begin(), acc.end(), 0);
-          for (uint32_t k = 0; k < K; ++k) acc[k / G] += int32_t{a[k]} * nibble(w[k / 2], k & 1);
+          for (uint32_t k = 0; k < K; ++k)
+            acc[k / G] += int32_t{a[k]} * matmul::int4(w[k / 2], k & 1);
           float sum = 0.0f;
-          for (uint32_t g = 0; g < S; ++g) sum += (static_cast<float>(acc[g]) * sw[g]) * sa[m];
+          for (uint32_t g = 0; g < S; ++g)
+            sum += (static_cast<float>(acc[g]) * sw[g]) * act.scale[m];
           y[size_t{m} * N + n] = sum;
         }
       }
-      advance_to(start);
+      clock_.advance_to(start);
       for (uint32_t w : words_after[n]) end = std::max(end, write_word(w));
     }
     if (functional && findemax && on_emax) {
@@ -273,7 +198,7 @@ threaded_unit::result gemv_unit::execute(const dispatched_instruction& d) {
     r = {PCCX_ERR_L2_RANGE, std::string(name()) + ": GEMV: " + e.what()};
   }
   if (d.produces) d.produces->close();
-  sync_to(std::max(end, local()));
+  clock_.sync_to(std::max(end, clock_.local()));
   return r;
 }
 

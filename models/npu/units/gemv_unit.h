@@ -16,9 +16,6 @@
 // the semantics and which of them the spec fixes.
 #pragma once
 
-#include <tlm.h>  // before the quantum keeper, which does not include it
-#include <tlm_utils/tlm_quantumkeeper.h>
-
 #include <cstdint>
 #include <functional>
 #include <systemc>
@@ -26,6 +23,7 @@
 
 #include "memory/dma/stream_fifo.h"
 #include "memory/l2/l2_memory.h"
+#include "npu/core/decoupled_clock.h"
 #include "npu/core/perf_counters.h"
 #include "npu/core/threaded_unit.h"
 
@@ -70,15 +68,11 @@ class gemv_unit : public threaded_unit {
   result execute(const dispatched_instruction& d) override;
 
  private:
-  sc_core::sc_time local() const { return qk_.get_current_time(); }
-  void advance_to(const sc_core::sc_time& t);
-  void sync_to(const sc_core::sc_time& t);
-
   gemv_unit_params params_;
   mem::l2_memory& l2_;
   std::vector<mem::stream_fifo*> fifos_;
   perf_counters& counters_;
-  tlm_utils::tlm_quantumkeeper qk_;
+  decoupled_clock clock_;
   stats stats_;
 };
 

@@ -9,7 +9,6 @@
 namespace pccx::npu {
 
 using sc_core::sc_time;
-using sc_core::SC_ZERO_TIME;
 
 namespace {
 constexpr uint32_t kWord = PCCX_L2_WORD_BYTES;
@@ -30,18 +29,6 @@ memcpy_unit::memcpy_unit(sc_core::sc_module_name name, const memcpy_unit_params&
   if (l2_.functional()) buffer_.resize(static_cast<size_t>(params_.chunk_words) * kWord);
 }
 
-void memcpy_unit::advance_to(const sc_time& t) {
-  const sc_time now = sc_core::sc_time_stamp();
-  if (t > local()) qk_.set(t - now);
-  if (qk_.need_sync()) qk_.sync();
-}
-
-void memcpy_unit::sync_to(const sc_time& t) {
-  const sc_time now = sc_core::sc_time_stamp();
-  qk_.set(t > now ? t - now : SC_ZERO_TIME);
-  qk_.sync();
-}
-
 threaded_unit::result memcpy_unit::execute(const dispatched_instruction& d) {
   const auto* mc = std::get_if<isa::memcpy_instr>(&d.ins.body);
   if (!mc)
@@ -60,7 +47,7 @@ threaded_unit::result memcpy_unit::execute(const dispatched_instruction& d) {
   const auto words = static_cast<uint32_t>(words64);
 
   ++stats_.instructions;
-  qk_.reset();
+  clock_.reset();
   end_ = sc_core::sc_time_stamp();
   result r;
   try {
@@ -74,7 +61,7 @@ threaded_unit::result memcpy_unit::execute(const dispatched_instruction& d) {
     r = {PCCX_ERR_L2_RANGE, e.what()};
   }
   // Retire when the last word is done, not when its reservation was made.
-  sync_to(std::max(end_, local()));
+  clock_.sync_to(std::max(end_, clock_.local()));
   return r;
 }
 
@@ -87,21 +74,21 @@ void memcpy_unit::host_to_l2(uint32_t dest, uint32_t words) {
     sc_time ready;
     if (present == 0) {
       // Nothing in the FIFO: wait (in kernel time) for the next word.
-      sync_to(local());
+      clock_.sync_to(clock_.local());
       const sc_time t0 = sc_core::sc_time_stamp();
       ready = from_host_.pop(kWord, buf);
       stats_.stall += ready - t0;
       n = 1;
     } else {
       n = static_cast<uint32_t>(std::min<uint64_t>(n, present));
-      ready = *from_host_.try_pop(static_cast<uint64_t>(n) * kWord, buf, local());
-      if (ready > local()) stats_.stall += ready - local();
+      ready = *from_host_.try_pop(static_cast<uint64_t>(n) * kWord, buf, clock_.local());
+      if (ready > clock_.local()) stats_.stall += ready - clock_.local();
     }
     // The write engine takes the words as they arrive, one per clock.
     end_ = l2_.write(mem::l2_memory::kAcpPort, dest + done, n, buf, ready);
     stats_.words_host_to_l2 += n;
     done += n;
-    advance_to(end_);
+    clock_.advance_to(end_);
   }
 }
 
@@ -115,19 +102,19 @@ void memcpy_unit::l2_to_host(uint32_t src, uint32_t words) {
     uint64_t room = to_host_.free_space() / kWord;
     if (room == 0) {
       // FIFO full: wait (in kernel time) for the ACP_RESULT channel to drain a word.
-      sync_to(local());
+      clock_.sync_to(clock_.local());
       const sc_time t0 = sc_core::sc_time_stamp();
       to_host_.reserve(kWord);
       stats_.stall += sc_core::sc_time_stamp() - t0;
       room = to_host_.free_space() / kWord + 1;  // the reserved word counts
     }
     n = static_cast<uint32_t>(std::min<uint64_t>(n, room));
-    const sc_time data_out = l2_.read(mem::l2_memory::kAcpPort, src + done, n, buf, local());
+    const sc_time data_out = l2_.read(mem::l2_memory::kAcpPort, src + done, n, buf, clock_.local());
     to_host_.push(static_cast<uint64_t>(n) * kWord, data_out, buf);
     end_ = data_out;
     stats_.words_l2_to_host += n;
     done += n;
-    advance_to(data_out - latency);  // the port is free again once the last address went out
+    clock_.advance_to(data_out - latency);  // the port is free again once the last address went out
   }
 }
 
@@ -138,14 +125,15 @@ void memcpy_unit::l2_to_l2(uint32_t src, uint32_t dest, uint32_t words) {
   uint32_t done = 0;
   while (done < words) {
     const uint32_t n = std::min(params_.chunk_words, words - done);
-    const sc_time read_done = l2_.read(mem::l2_memory::kComputePort, src + done, n, buf, local());
+    const sc_time read_done =
+        l2_.read(mem::l2_memory::kComputePort, src + done, n, buf, clock_.local());
     // Word i of the chunk arrives at first + i clocks: writing one word per
     // clock from the first arrival on never overtakes the read.
     const sc_time first = read_done - period * static_cast<double>(n - 1);
     end_ = l2_.write(mem::l2_memory::kAcpPort, dest + done, n, buf, first);
     stats_.words_l2_to_l2 += n;
     done += n;
-    advance_to(read_done - latency);
+    clock_.advance_to(read_done - latency);
   }
 }
 

@@ -16,15 +16,13 @@
 // bytes are in DDR when the ACP_RESULT channel reports its descriptor done.
 #pragma once
 
-#include <tlm.h>  // before the quantum keeper, which does not include it
-#include <tlm_utils/tlm_quantumkeeper.h>
-
 #include <cstdint>
 #include <systemc>
 #include <vector>
 
 #include "memory/dma/stream_fifo.h"
 #include "memory/l2/l2_memory.h"
+#include "npu/core/decoupled_clock.h"
 #include "npu/core/threaded_unit.h"
 
 namespace pccx::npu {
@@ -51,10 +49,6 @@ class memcpy_unit : public threaded_unit {
   result execute(const dispatched_instruction& d) override;
 
  private:
-  sc_core::sc_time local() const { return qk_.get_current_time(); }
-  void advance_to(const sc_core::sc_time& t);  // local time forward, sync on quantum
-  void sync_to(const sc_core::sc_time& t);     // wait until the kernel reaches t
-
   void host_to_l2(uint32_t dest, uint32_t words);
   void l2_to_host(uint32_t src, uint32_t words);
   void l2_to_l2(uint32_t src, uint32_t dest, uint32_t words);
@@ -64,7 +58,7 @@ class memcpy_unit : public threaded_unit {
   mem::stream_fifo& from_host_;
   mem::stream_fifo& to_host_;
   std::vector<uint8_t> buffer_;  // one chunk
-  tlm_utils::tlm_quantumkeeper qk_;
+  decoupled_clock clock_;
   sc_core::sc_time end_;  // completion of the last word of the current instruction
   stats stats_;
 };

@@ -70,18 +70,6 @@ uint32_t sfu_unit::latency_cycles(uint8_t func) const {
   }
 }
 
-void sfu_unit::advance_to(const sc_time& t) {
-  const sc_time now = sc_core::sc_time_stamp();
-  if (t > local()) qk_.set(t - now);
-  if (qk_.need_sync()) qk_.sync();
-}
-
-void sfu_unit::sync_to(const sc_time& t) {
-  const sc_time now = sc_core::sc_time_stamp();
-  qk_.set(t > now ? t - now : SC_ZERO_TIME);
-  qk_.sync();
-}
-
 threaded_unit::result sfu_unit::execute(const dispatched_instruction& d) {
   const auto* cv = std::get_if<isa::cvo_instr>(&d.ins.body);
   if (!cv)
@@ -97,7 +85,7 @@ threaded_unit::result sfu_unit::execute(const dispatched_instruction& d) {
                                                    : " names no SFU function")};
   if (cv->length == 0) return {PCCX_ERR_ZERO_LENGTH, "CVO length 0"};
 
-  qk_.reset();
+  clock_.reset();
   end_ = sc_core::sc_time_stamp();
   result r;
   try {
@@ -113,7 +101,7 @@ threaded_unit::result sfu_unit::execute(const dispatched_instruction& d) {
          std::string(name()) + ": CVO " + isa::cvo_func_name(cv->func) + ": " + e.what()};
   }
   // Retire when the last word is written, not when its reservation was made.
-  sync_to(std::max(end_, local()));
+  clock_.sync_to(std::max(end_, clock_.local()));
   return r;
 }
 
@@ -125,13 +113,13 @@ void sfu_unit::read_words(uint32_t first, uint32_t words, uint8_t* buf,
   uint32_t done = 0;
   while (done < words) {
     const uint32_t n = std::min(params_.chunk_words, words - done);
-    const sc_time last =
-        l2_.read(kPort, first + done, n, buf ? buf + size_t{done} * kWord : nullptr, local());
+    const sc_time last = l2_.read(kPort, first + done, n,
+                                  buf ? buf + size_t{done} * kWord : nullptr, clock_.local());
     for (uint32_t i = 0; i < n; ++i)
       arrival[done + i] = last - period * static_cast<double>(n - 1 - i);
     stats_.words_read += n;
     done += n;
-    advance_to(last - latency);  // the port is free once the last address went out
+    clock_.advance_to(last - latency);  // the port is free once the last address went out
   }
 }
 
@@ -139,10 +127,9 @@ void sfu_unit::forward_words(result_stream& stream, uint32_t first, uint32_t fro
                              uint8_t* buf, std::vector<sc_time>& arrival) {
   const sc_time hop = params_.core_period;  // one register stage on the direct path
   for (uint32_t i = from; i < from + count; ++i) {
-    const sc_time keep = local();
+    const sc_time keep = clock_.local();
     const auto t = stream.wait_for(first + i);  // may wait in kernel time for the GEMV
-    qk_.set(SC_ZERO_TIME);
-    advance_to(keep);
+    clock_.resume_at(keep);
     if (!t)
       throw missing_input("source word " + std::to_string(first + i) +
                           " was never produced by GEMV #" + std::to_string(stream.producer()) +
@@ -194,7 +181,7 @@ void sfu_unit::run(const isa::cvo_instr& cv, result_stream* chained) {
     src_buf_.assign(size_t{src_words} * kWord, 0);
     dst_buf_.assign(size_t{dst_words} * kWord, 0);
   }
-  const sc_time begin = local();
+  const sc_time begin = clock_.local();
   uint32_t fetched = 0;  // source words whose arrival is known
   if (!chained) {
     read_words(cv.src, src_words, arith ? src_buf_.data() : nullptr, src_arrival_);
@@ -222,7 +209,7 @@ void sfu_unit::run(const isa::cvo_instr& cv, result_stream* chained) {
       sc_time earliest = SC_ZERO_TIME;
       for (uint32_t i = 0; i < c; ++i)
         earliest = std::max(earliest, word_out_[written + i] - period * static_cast<double>(i));
-      advance_to(earliest);
+      clock_.advance_to(earliest);
       end_ = l2_.write(kPort, cv.dst + written, c,
                        arith ? dst_buf_.data() + size_t{written} * kWord : nullptr, earliest);
       stats_.words_written += c;

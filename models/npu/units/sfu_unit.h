@@ -18,15 +18,13 @@
 // docs/sfu.md lists the semantics and which of them the spec fixes.
 #pragma once
 
-#include <tlm.h>  // before the quantum keeper, which does not include it
-#include <tlm_utils/tlm_quantumkeeper.h>
-
 #include <cstdint>
 #include <stdexcept>
 #include <systemc>
 #include <vector>
 
 #include "memory/l2/l2_memory.h"
+#include "npu/core/decoupled_clock.h"
 #include "npu/core/perf_counters.h"
 #include "npu/core/threaded_unit.h"
 
@@ -81,10 +79,6 @@ class sfu_unit : public threaded_unit {
   result execute(const dispatched_instruction& d) override;
 
  private:
-  sc_core::sc_time local() const { return qk_.get_current_time(); }
-  void advance_to(const sc_core::sc_time& t);  // local time forward, sync on quantum
-  void sync_to(const sc_core::sc_time& t);     // wait until the kernel reaches t
-
   // Reads `words` words at `first` in chunks; fills `arrival` (data-out time
   // per word) and, when `buf` is not null, the bytes.
   void read_words(uint32_t first, uint32_t words, uint8_t* buf,
@@ -107,7 +101,7 @@ class sfu_unit : public threaded_unit {
   float emax_ = 0.0f;
   std::vector<uint8_t> src_buf_, dst_buf_;
   std::vector<sc_core::sc_time> src_arrival_, dst_arrival_, word_out_;
-  tlm_utils::tlm_quantumkeeper qk_;
+  decoupled_clock clock_;
   sc_core::sc_time end_;
   stats stats_;
 };

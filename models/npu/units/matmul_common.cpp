@@ -1,0 +1,102 @@
+#include "npu/units/matmul_common.h"
+
+#include <algorithm>
+#include <cmath>
+#include <variant>
+
+#include "npu/units/bf16.h"
+#include "pccx_isa.h"
+
+namespace pccx::npu::matmul {
+
+std::optional<refusal> check_instruction(const dispatched_instruction& d, isa::opcode op,
+                                         const std::string& unit) {
+  const std::string what = isa::opcode_name(op);
+  const auto* mm = std::get_if<isa::matmul_instr>(&d.ins.body);
+  if (!mm || d.ins.op != op)
+    return refusal{PCCX_ERR_UNIT_FAULT,
+                   unit + " executes " + what + " only, not " + isa::opcode_name(d.ins.op)};
+  const uint32_t M = d.shape[0], N = d.shape[1], K = d.shape[2];
+  if (M == 0 || N == 0 || K == 0)
+    return refusal{PCCX_ERR_ZERO_LENGTH, unit + ": " + what + " weight shape (M, N, K) = (" +
+                                             std::to_string(M) + ", " + std::to_string(N) + ", " +
+                                             std::to_string(K) + ") has a zero extent"};
+  const uint64_t xyz = uint64_t{d.size[0]} * d.size[1] * d.size[2];
+  if (xyz != uint64_t{M} * K)
+    return refusal{PCCX_ERR_UNIT_FAULT,
+                   unit + ": " + what + " activation size X*Y*Z = " + std::to_string(xyz) +
+                       " (fmap_shape slot " + std::to_string(mm->size_ptr) +
+                       ") != M*K = " + std::to_string(uint64_t{M} * K) + " (weight_shape slot " +
+                       std::to_string(mm->shape_ptr) + ")"};
+  return std::nullopt;
+}
+
+bool computes_values(bool unit_functional, const mem::l2_memory& l2,
+                     const std::vector<mem::stream_fifo*>& fifos) {
+  bool functional = unit_functional && l2.functional();
+  for (auto* f : fifos) functional = functional && f->functional();
+  return functional;
+}
+
+void check_l2_range(const mem::l2_memory& l2, const std::string& what, uint32_t first,
+                    uint32_t words) {
+  if (uint64_t{first} + words > l2.words())
+    throw mem::l2_range_error(what + " words " + std::to_string(first) + ".." +
+                                  std::to_string(uint64_t{first} + words - 1) + " beyond the L2",
+                              first, words, l2.words());
+}
+
+int8_rows quantise_rows(const uint8_t* act, uint32_t rows, uint32_t k) {
+  int8_rows r;
+  r.q.resize(size_t{rows} * k);
+  r.scale.resize(rows);
+  for (uint32_t m = 0; m < rows; ++m) {
+    const size_t row = size_t{m} * k;
+    float amax = 0.0f;
+    for (uint32_t i = 0; i < k; ++i)
+      amax = std::max(amax, std::fabs(bf16::to_float(bf16::load(act, row + i))));
+    const float s = amax == 0.0f ? 1.0f : amax / 127.0f;
+    r.scale[m] = s;
+    for (uint32_t i = 0; i < k; ++i) {
+      const float x = bf16::to_float(bf16::load(act, row + i));
+      float q = std::nearbyint(x / s);  // default FE_TONEAREST: half to even
+      q = std::min(127.0f, std::max(-127.0f, q));
+      r.q[row + i] = static_cast<int8_t>(q);
+    }
+  }
+  return r;
+}
+
+word_span elements_of_word(uint32_t w, uint64_t elements) {
+  const uint64_t first = uint64_t{w} * bf16::kPerWord;
+  return {first, std::min<uint64_t>(first + bf16::kPerWord, elements)};
+}
+
+uint32_t last_column_of_word(uint32_t w, uint64_t elements, uint32_t n) {
+  uint32_t last = 0;
+  const word_span s = elements_of_word(w, elements);
+  for (uint64_t i = s.first; i < s.last; ++i) last = std::max(last, static_cast<uint32_t>(i % n));
+  return last;
+}
+
+void form_result_word(uint8_t* word, uint32_t w, const std::vector<float>& y, bool accm) {
+  for (uint32_t j = 0; j < bf16::kPerWord; ++j) {
+    const uint64_t i = uint64_t{w} * bf16::kPerWord + j;
+    if (i >= y.size()) {
+      bf16::store(word, j, 0);  // tail of the last word
+      continue;
+    }
+    float v = y[i];
+    if (accm) v += bf16::to_float(bf16::load(word, j));
+    bf16::store(word, j, bf16::from_float(v));
+  }
+}
+
+sc_core::sc_time take_weights(decoupled_clock& clock, mem::stream_fifo& fifo, uint64_t bytes,
+                              uint8_t* buf, const sc_core::sc_time& at) {
+  if (auto t = fifo.try_pop(bytes, buf, at)) return *t;
+  clock.sync_to(at);
+  return std::max(fifo.pop(bytes, buf), at);
+}
+
+}  // namespace pccx::npu::matmul
