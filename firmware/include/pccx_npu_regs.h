@@ -36,7 +36,7 @@
 /* Performance counters, 64 bits each (LO at the offset, HI at +4), counted
  * in core clock cycles unless named otherwise. */
 #define PCCX_REG_PERF_BASE 0x40
-#define PCCX_PERF_COUNT 32
+#define PCCX_PERF_COUNT 40
 #define PCCX_REG_PERF_LO(i) (PCCX_REG_PERF_BASE + 8u * (i))
 #define PCCX_REG_PERF_HI(i) (PCCX_REG_PERF_BASE + 8u * (i) + 4u)
 
@@ -76,6 +76,9 @@
 #define PCCX_PERF_GEMM_IDLE 29
 #define PCCX_PERF_SFU_IDLE 30
 #define PCCX_PERF_DMA_IDLE 31
+#define PCCX_PERF_GEMV_DEQUANT_STALL 32 /* GEMV cycles waiting for the KV dequantize stage */
+#define PCCX_PERF_KV_RECORDS 33         /* KV records written by MEMCPY kv-append */
+/* 34..39 are free. */
 
 /* Error codes latched in ERR_CODE. */
 #define PCCX_ERR_NONE 0x00

@@ -6,6 +6,7 @@
 #include <string>
 #include <variant>
 
+#include "kv/kv_format.h"
 #include "npu/units/bf16.h"
 #include "npu/units/matmul_common.h"
 #include "pccx_isa.h"
@@ -40,6 +41,10 @@ gemv_unit::gemv_unit(sc_core::sc_module_name name, const gemv_unit_params& param
   if (fifos_.empty()) throw std::invalid_argument(n + ": needs at least one weight FIFO");
   for (auto* f : fifos_)
     if (!f) throw std::invalid_argument(n + ": null weight FIFO");
+  if (params_.dequant_elements_per_cycle == 0)
+    throw std::invalid_argument(n + ": dequant_elements_per_cycle must be at least 1");
+  if (params_.kv_key) key_codec_.emplace(*params_.kv_key);
+  if (params_.kv_value) value_codec_.emplace(*params_.kv_value);
 }
 
 uint32_t gemv_unit::scales_per_row(uint32_t k) const {
@@ -66,7 +71,27 @@ threaded_unit::result gemv_unit::execute(const dispatched_instruction& d) {
   const bool w_scale = mm->flags & UCA_FLAG_W_SCALE;
   const bool accm = mm->flags & UCA_FLAG_ACCM;
   const bool findemax = mm->flags & UCA_FLAG_FINDEMAX;
-  const uint64_t rec = record_bytes(K, w_scale);
+  // The weight stream: INT4 row records, or KV records (keys: one per
+  // output n, values: one per reduction step k).
+  const uint32_t wfmt = mm->flags & PCCX_MM_WFMT_MASK;
+  const bool kv_keys = wfmt == PCCX_WFMT_KV_KEY_ROWS;
+  const bool kv_values = wfmt == PCCX_WFMT_KV_VALUE_ACCUMULATE;
+  const kv::kv_codec* codec = nullptr;
+  if (kv_keys || kv_values) {
+    const auto& c = kv_keys ? key_codec_ : value_codec_;
+    const std::string what = std::string(name()) + ": GEMV KV " + (kv_keys ? "keys" : "values");
+    if (!c) return {PCCX_ERR_UNIT_FAULT, what + ": no KV formats configured (npu.kv)"};
+    if (w_scale)
+      return {PCCX_ERR_UNIT_FAULT,
+              what + ": w_scale applies to INT4 weight rows; KV records carry their own scales"};
+    const uint32_t hd = c->format().head_dim, ext = kv_keys ? K : N;
+    if (ext != hd)
+      return {PCCX_ERR_UNIT_FAULT, what + ": " + (kv_keys ? "K" : "N") + " = " +
+                                       std::to_string(ext) + " must equal npu.kv.head_dim " +
+                                       std::to_string(hd)};
+    codec = &*c;
+  }
+  const uint64_t rec = codec ? codec->format().record_bytes() : record_bytes(K, w_scale);
   for (auto* f : fifos_)
     if (f->capacity() < rec)
       return {PCCX_ERR_UNIT_FAULT, std::string(name()) + ": weight FIFO " + f->name() + " holds " +
@@ -111,21 +136,66 @@ threaded_unit::result gemv_unit::execute(const dispatched_instruction& d) {
 
     // Result words in the order they complete: word w is written (and
     // published on the direct SFU path) after the last weight row n that
-    // feeds one of its elements.
-    std::vector<std::vector<uint32_t>> words_after(N);
-    for (uint32_t w = 0; w < out_words; ++w)
-      words_after[matmul::last_column_of_word(w, uint64_t{M} * N, N)].push_back(w);
+    // feeds one of its elements. Value accumulation finishes every output
+    // with the last record.
+    const uint32_t records = kv_values ? K : N;
+    // Which FIFO each record comes from, in the order the engine takes them.
+    // INT4 rows: record n from FIFO n mod F. KV streams: the records are F
+    // contiguous parts (part f = records floor(fR/F)..floor((f+1)R/F) - 1,
+    // one DMA stream per FIFO, as the driver submits a ring segment list),
+    // taken round-robin so every HP channel streams at once.
+    std::vector<uint32_t> order(records), fifo_of(records), step_of(records);
+    if (codec) {
+      uint32_t p = 0;
+      for (uint32_t i = 0; p < records; ++i)
+        for (uint32_t f = 0; f < F; ++f) {
+          const uint32_t b = static_cast<uint32_t>(uint64_t{f} * records / F);
+          const uint32_t e = static_cast<uint32_t>(uint64_t{f + 1} * records / F);
+          if (b + i < e) order[p] = b + i, fifo_of[p] = f, ++p;
+        }
+    } else {
+      for (uint32_t n = 0; n < records; ++n) order[n] = n, fifo_of[n] = n % F;
+    }
+    for (uint32_t p = 0; p < records; ++p) step_of[order[p]] = p;
+    std::vector<std::vector<uint32_t>> words_after(records);
+    for (uint32_t w = 0; w < out_words; ++w) {
+      uint32_t last = records - 1;  // value accumulation: all at the end
+      if (!kv_values) {
+        last = 0;
+        const matmul::word_span span = matmul::elements_of_word(w, uint64_t{M} * N);
+        for (uint64_t i = span.first; i < span.last; ++i)
+          last = std::max(last, step_of[static_cast<uint32_t>(i % N)]);
+      }
+      words_after[last].push_back(w);
+    }
+
+    // The dequantize stage (KV formats other than unscaled INT4, which the
+    // LUT multipliers take as they are): one shared stage, head_dim / width
+    // clocks per record, fetching a record just in time for its consumer.
+    const kv::kv_format* kvf = codec ? &codec->format() : nullptr;
+    const bool dequant = kvf && !(kvf->kind == kv::kv_kind::int4 && kvf->group == 0);
+    const sc_time dq_time = dequant
+                                ? period * static_cast<double>(ceil_div(
+                                               kvf->head_dim, params_.dequant_elements_per_cycle))
+                                : SC_ZERO_TIME;
+    sc_time dq_free = SC_ZERO_TIME;
+    // Value accumulation: every active core works on each record's M x N
+    // products together.
+    const sc_time value_time =
+        period * static_cast<double>(
+                     ceil_div(uint64_t{M} * N, uint64_t{active} * params_.macs_per_core_per_cycle));
 
     // --- Compute. Row-parallel: weight row n runs on core n mod cores over
     // all M activation rows. Head-parallel: weight row n is broadcast to all
     // cores, core c handling activation rows m = c, c + cores, ...
-    std::vector<sc_time> core_free(head_parallel ? 1 : active, ready);
+    std::vector<sc_time> core_free(head_parallel || kv_values ? 1 : active, ready);
     std::vector<sc_time> done(size_t{M} * N);  // output element leaves the pipeline
     std::vector<float> y(functional ? size_t{M} * N : 0);
     std::vector<uint8_t> rec_buf(functional ? rec : 0);
     std::vector<float> sw(S, 1.0f);
     std::vector<int32_t> acc(S);
-    sc_time stall, last_done = ready;
+    std::vector<float> vhat(functional && codec ? codec->format().head_dim : 0);
+    sc_time stall, dq_stall, last_done = ready;
     auto write_word = [&](uint32_t w) {
       sc_time t = SC_ZERO_TIME;  // its last element is out of the pipeline
       const matmul::word_span span = matmul::elements_of_word(w, uint64_t{M} * N);
@@ -136,22 +206,55 @@ threaded_unit::result gemv_unit::execute(const dispatched_instruction& d) {
       if (d.produces) d.produces->publish(mm->dest_reg + w, t);
       return written;
     };
-    for (uint32_t n = 0; n < N; ++n) {
-      mem::stream_fifo& fifo = *fifos_[n % F];
-      sc_time& free_at = core_free[head_parallel ? 0 : n % active];
+    for (uint32_t p = 0; p < records; ++p) {
+      const uint32_t n = order[p];
+      mem::stream_fifo& fifo = *fifos_[fifo_of[p]];
+      sc_time& free_at = core_free[head_parallel || kv_values ? 0 : p % active];
       uint8_t* buf = functional ? rec_buf.data() : nullptr;
-      const sc_time start = matmul::take_weights(clock_, fifo, rec, buf, free_at);
-      stall += start - free_at;
-      free_at = start + row_time;
-      for (uint32_t m = 0; m < M; ++m) {
-        const uint64_t slot = head_parallel ? m / active : m;  // position in its core's queue
-        done[size_t{m} * N + n] =
-            start + period * static_cast<double>((slot + 1) * k_cycles) + pipe;
-        last_done = std::max(last_done, done[size_t{m} * N + n]);
+      sc_time start;
+      if (dequant) {
+        const sc_time want =
+            std::max(dq_free, free_at > dq_time ? free_at - dq_time : SC_ZERO_TIME);
+        const sc_time bytes = matmul::take_weights(clock_, fifo, rec, buf, want);
+        dq_free = bytes + dq_time;
+        start = std::max(free_at, dq_free);
+        const sc_time wait = start - free_at;
+        const sc_time late = std::min(wait, bytes - want);  // the bytes' share of the wait
+        stall += late;
+        dq_stall += wait - late;
+      } else {
+        start = matmul::take_weights(clock_, fifo, rec, buf, free_at);
+        stall += start - free_at;
+      }
+      free_at = start + (kv_values ? value_time : row_time);
+      if (kv_values) {
+        last_done = std::max(last_done, free_at + pipe);
+      } else {
+        for (uint32_t m = 0; m < M; ++m) {
+          const uint64_t slot = head_parallel ? m / active : m;  // position in its core's queue
+          done[size_t{m} * N + n] =
+              start + period * static_cast<double>((slot + 1) * k_cycles) + pipe;
+          last_done = std::max(last_done, done[size_t{m} * N + n]);
+        }
       }
       ++stats_.rows;
       stats_.weight_bytes += rec;
-      if (functional) {
+      if (codec) ++stats_.kv_records;
+      if (functional && codec) {
+        codec->decode_rotated(buf, vhat.data());
+        for (uint32_t m = 0; m < M; ++m) {
+          if (kv_values) {
+            // out[m][:] += a[m][n] * v_n (FP32, records in stream order).
+            const float a = static_cast<float>(act.q[size_t{m} * K + n]);
+            for (uint32_t j = 0; j < N; ++j) y[size_t{m} * N + j] += a * vhat[j];
+          } else {
+            const int8_t* a = &act.q[size_t{m} * K];
+            float sum = 0.0f;
+            for (uint32_t k = 0; k < K; ++k) sum += static_cast<float>(a[k]) * vhat[k];
+            y[size_t{m} * N + n] = sum * act.scale[m];
+          }
+        }
+      } else if (functional) {
         if (w_scale)
           for (uint32_t g = 0; g < S; ++g) sw[g] = bf16::to_float(bf16::load(buf, g));
         const uint8_t* w = buf + (w_scale ? 2 * S : 0);
@@ -167,7 +270,13 @@ threaded_unit::result gemv_unit::execute(const dispatched_instruction& d) {
         }
       }
       clock_.advance_to(start);
-      for (uint32_t w : words_after[n]) end = std::max(end, write_word(w));
+      if (kv_values && p + 1 == records) {
+        std::fill(done.begin(), done.end(), last_done);
+        if (functional)
+          for (uint32_t m = 0; m < M; ++m)
+            for (uint32_t j = 0; j < N; ++j) y[size_t{m} * N + j] *= act.scale[m];
+      }
+      for (uint32_t w : words_after[p]) end = std::max(end, write_word(w));
     }
     if (functional && findemax && on_emax) {
       for (uint32_t m = 0; m < M; ++m) {
@@ -184,7 +293,11 @@ threaded_unit::result gemv_unit::execute(const dispatched_instruction& d) {
     // still queued on the port after the last output left the pipeline.
     const sc_time l2_wait = (ready - t0) + (end > last_done ? end - last_done : SC_ZERO_TIME);
     const uint64_t l2_stall = static_cast<uint64_t>(std::llround(l2_wait / period));
-    const uint64_t engine_stall = (core_stall + active / 2) / active;
+    // Row-parallel cores wait independently: the engine's share is the mean.
+    const uint32_t waiters = head_parallel || kv_values ? 1 : active;
+    const uint64_t engine_stall = (core_stall + waiters / 2) / waiters;
+    const uint64_t dequant_stall =
+        (static_cast<uint64_t>(std::llround(dq_stall / period)) + waiters / 2) / waiters;
     ++stats_.instructions;
     stats_.macs += macs;
     stats_.core_stall_cycles += core_stall;
@@ -193,6 +306,8 @@ threaded_unit::result gemv_unit::execute(const dispatched_instruction& d) {
     counters_.add(PCCX_PERF_GEMV_MACS, macs);
     counters_.add(PCCX_PERF_GEMV_WEIGHT_STALL, engine_stall);
     counters_.add(PCCX_PERF_GEMV_L2_STALL, l2_stall);
+    counters_.add(PCCX_PERF_GEMV_DEQUANT_STALL, dequant_stall);
+    stats_.dequant_stall_cycles += dequant_stall;
     stats_.l2_stall_cycles += l2_stall;
   } catch (const mem::l2_range_error& e) {
     r = {PCCX_ERR_L2_RANGE, std::string(name()) + ": GEMV: " + e.what()};

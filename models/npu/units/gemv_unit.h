@@ -18,9 +18,11 @@
 
 #include <cstdint>
 #include <functional>
+#include <optional>
 #include <systemc>
 #include <vector>
 
+#include "kv/kv_codec.h"
 #include "memory/dma/stream_fifo.h"
 #include "memory/l2/l2_memory.h"
 #include "npu/core/decoupled_clock.h"
@@ -36,6 +38,10 @@ struct gemv_unit_params {
   uint32_t pipeline_latency_cycles = 6;   // 5-stage reduction tree + output register
   uint32_t scale_group = 0;               // K elements per weight scale, 0 = one per row
   bool functional = true;                 // compute values (also needs functional L2/FIFOs)
+  // KV weight streams (GEMV flags[2:0] = 1 keys, 2 values; npu.kv). Without
+  // formats those instructions are refused.
+  std::optional<kv::kv_format> kv_key, kv_value;
+  uint32_t dequant_elements_per_cycle = 64;  // dequantize stage width (shared by the cores)
 };
 
 class gemv_unit : public threaded_unit {
@@ -55,11 +61,13 @@ class gemv_unit : public threaded_unit {
   struct stats {
     uint64_t instructions = 0;  // retired without error
     uint64_t macs = 0;
-    uint64_t rows = 0;               // weight row records consumed
-    uint64_t weight_bytes = 0;       // bytes popped from the weight FIFOs
-    uint64_t core_stall_cycles = 0;  // summed over cores: waiting for weight bytes
-    uint64_t stall_cycles = 0;       // core_stall_cycles / active cores (the perf counter)
-    uint64_t l2_stall_cycles = 0;    // activation load and queued result writes
+    uint64_t rows = 0;                  // weight row records consumed
+    uint64_t weight_bytes = 0;          // bytes popped from the weight FIFOs
+    uint64_t core_stall_cycles = 0;     // summed over cores: waiting for weight bytes
+    uint64_t stall_cycles = 0;          // core_stall_cycles / active cores (the perf counter)
+    uint64_t l2_stall_cycles = 0;       // activation load and queued result writes
+    uint64_t kv_records = 0;            // KV records consumed (flags[2:0] = 1, 2)
+    uint64_t dequant_stall_cycles = 0;  // engine waiting for the dequantize stage
   };
   const stats& statistics() const { return stats_; }
   const gemv_unit_params& params() const { return params_; }
@@ -69,6 +77,7 @@ class gemv_unit : public threaded_unit {
 
  private:
   gemv_unit_params params_;
+  std::optional<kv::kv_codec> key_codec_, value_codec_;
   mem::l2_memory& l2_;
   std::vector<mem::stream_fifo*> fifos_;
   perf_counters& counters_;

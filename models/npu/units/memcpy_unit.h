@@ -4,7 +4,10 @@
 //   host->L2  pops the ACP_FMAP stream FIFO, writes L2 port 0 at `dest`;
 //   L2->host  reads L2 port 0 at `src`, pushes into the ACP_RESULT FIFO;
 //   L2->L2    reads L2 port 1 at `src`, writes L2 port 0 at `dest`;
-//   KV append is not in this platform (PCCX_ERR_INVALID_ROUTE).
+//   KV append reads head-vectors (BF16) from L2 port 0 at `src`, quantizes
+//             each in line into a KV record (key format if dest = 0, value
+//             format if dest = 1) and pushes the records into the ACP_RESULT
+//             FIFO, whose descriptor names the ring slot in DDR.
 //
 // The length is ceil(X*Y*Z / 8) words, (X, Y, Z) = fmap_shape[shape_ptr],
 // resolved by the command processor. Words move in chunks of up to
@@ -17,9 +20,11 @@
 #pragma once
 
 #include <cstdint>
+#include <optional>
 #include <systemc>
 #include <vector>
 
+#include "kv/kv_codec.h"
 #include "memory/dma/stream_fifo.h"
 #include "memory/l2/l2_memory.h"
 #include "npu/core/decoupled_clock.h"
@@ -29,6 +34,11 @@ namespace pccx::npu {
 
 struct memcpy_unit_params {
   uint32_t chunk_words = 16;  // words per pipeline step (trace resolution vs. speed)
+  // KV append quantizer (npu.kv); without formats the route is refused.
+  std::optional<kv::kv_format> kv_key, kv_value;
+  uint32_t kv_elements_per_cycle = 16;        // elements quantized per clock
+  uint32_t kv_rotation_adds_per_cycle = 256;  // rotated formats: FWHT add/subs per clock
+  sc_core::sc_time core_period = sc_core::sc_time(2.5, sc_core::SC_NS);
 };
 
 class memcpy_unit : public threaded_unit {
@@ -41,6 +51,8 @@ class memcpy_unit : public threaded_unit {
     uint64_t words_host_to_l2 = 0;
     uint64_t words_l2_to_host = 0;
     uint64_t words_l2_to_l2 = 0;
+    uint64_t kv_records = 0;  // records appended
+    uint64_t kv_record_bytes = 0;
     sc_core::sc_time stall;  // waiting on an empty ACP_FMAP or a full ACP_RESULT FIFO
   };
   const stats& statistics() const { return stats_; }
@@ -52,12 +64,14 @@ class memcpy_unit : public threaded_unit {
   void host_to_l2(uint32_t dest, uint32_t words);
   void l2_to_host(uint32_t src, uint32_t words);
   void l2_to_l2(uint32_t src, uint32_t dest, uint32_t words);
+  void kv_append(uint32_t src, uint32_t vectors, const kv::kv_codec& codec);
 
   memcpy_unit_params params_;
   mem::l2_memory& l2_;
   mem::stream_fifo& from_host_;
   mem::stream_fifo& to_host_;
   std::vector<uint8_t> buffer_;  // one chunk
+  std::optional<kv::kv_codec> key_codec_, value_codec_;
   decoupled_clock clock_;
   sc_core::sc_time end_;  // completion of the last word of the current instruction
   stats stats_;

@@ -67,6 +67,12 @@ runtime_params to_runtime(const config::platform_config& cfg) {
   rt.weight_fifo_bytes = cfg.dma.weight_fifo_bytes;
   rt.acp_fifo_bytes = cfg.dma.acp_fifo_bytes;
   rt.memcpy.chunk_words = cfg.npu.memcpy.chunk_words;
+  const auto& kv = cfg.npu.kv;
+  rt.memcpy.kv_key = config::to_kv_format(kv.key, kv.head_dim);
+  rt.memcpy.kv_value = config::to_kv_format(kv.value, kv.head_dim);
+  rt.memcpy.kv_elements_per_cycle = kv.append_elements_per_cycle;
+  rt.memcpy.kv_rotation_adds_per_cycle = kv.rotation_adds_per_cycle;
+  rt.memcpy.core_period = n.core_period;
 
   const auto& sfu = cfg.npu.sfu;
   const auto& lat = sfu.latency_cycles;
@@ -85,6 +91,9 @@ runtime_params to_runtime(const config::platform_config& cfg) {
   rt.gemv.pipeline_latency_cycles = gemv.pipeline_latency_cycles;
   rt.gemv.scale_group = gemv.scale_group;
   rt.gemv.functional = rt.functional;
+  rt.gemv.kv_key = rt.memcpy.kv_key;
+  rt.gemv.kv_value = rt.memcpy.kv_value;
+  rt.gemv.dequant_elements_per_cycle = kv.dequant_elements_per_cycle;
   rt.gemv_weight_fifos.assign(gemv.weight_fifos.begin(), gemv.weight_fifos.end());
 
   const auto& gemm = cfg.npu.gemm;
