@@ -83,6 +83,7 @@ int pccx_firmware_main(void) {
   pccx_npu_error err;
   pccx_kv_handle kv;
   pccx_kv_segment seg[2];
+  const unsigned split[2] = {PCCX_DMA_HP2, PCCX_DMA_HP3};
   uint64_t slot;
   uint32_t pos;
   if (uca_init() != 0) return 1;
@@ -99,6 +100,7 @@ int pccx_firmware_main(void) {
   (void)pccx_kv_segments(&kv, 1, 1, PCCX_KV_V, seg);
   (void)pccx_kv_stream_position(&kv, 0, &pos);
   (void)pccx_kv_submit_stream(&kv, 1, 0, PCCX_KV_K, PCCX_DMA_HP0, 3, 0);
+  (void)pccx_kv_submit_stream_split(&kv, 1, 0, PCCX_KV_K, split, 2, 3, 0);
   (void)(pccx_kv_tokens(&kv) + pccx_kv_valid_tokens(&kv) + pccx_kv_window_start(&kv) +
          pccx_kv_max_tokens(&kv));
   (void)pccx_kv_strerror(pccx_kv_reset(&kv));

@@ -178,6 +178,19 @@ int pccx_kv_stream_position(const pccx_kv_handle* h, uint32_t i, uint32_t* pos);
 int64_t pccx_kv_submit_stream(const pccx_kv_handle* h, uint32_t layer, uint32_t head, int is_value,
                               unsigned channel, unsigned tag, unsigned* descriptors);
 
+/* Streams the valid records of one (layer, head, K|V) split over several
+ * HP channels, as the GEMV engine takes a KV stream from its F weight FIFOs:
+ * the R tokens of the stream order are cut into F contiguous parts, part f
+ * = tokens floor(f R / F) .. floor((f + 1) R / F) - 1, streamed on
+ * channels[f] (each part one or two descriptors; at most three in all, as
+ * the stream has at most one break). Sets each channel's CLASS to
+ * PCCX_DMA_CLASS_KV_READ. Returns the bytes queued or a negative
+ * PCCX_KV_E_*; *descriptors (unless NULL) receives the descriptors pushed
+ * on each channel (array of `count`). */
+int64_t pccx_kv_submit_stream_split(const pccx_kv_handle* h, uint32_t layer, uint32_t head,
+                                    int is_value, const unsigned* channels, unsigned count,
+                                    unsigned tag, unsigned* descriptors);
+
 /* Name of a PCCX_KV_* result ("PCCX_KV_E_NO_SPACE: ..."). */
 const char* pccx_kv_strerror(int code);
 

@@ -444,6 +444,63 @@ int64_t pccx_kv_submit_stream(const pccx_kv_handle* h, uint32_t layer, uint32_t 
   return total;
 }
 
+int64_t pccx_kv_submit_stream_split(const pccx_kv_handle* h, uint32_t layer, uint32_t head,
+                                    int is_value, const unsigned* channels, unsigned count,
+                                    unsigned tag, unsigned* descriptors) {
+  pccx_kv_segment seg[2];
+  int64_t total = 0;
+  uint32_t record, tokens = 0u, f;
+  int nseg, i;
+  if (channels == NULL || count == 0u || count > 4u) {
+    return PCCX_KV_E_ARG;
+  }
+  nseg = pccx_kv_segments(h, layer, head, is_value, seg);
+  if (nseg < 0) {
+    return nseg;
+  }
+  if (tag > PCCX_DMA_TAG_MASK) {
+    return PCCX_KV_E_ARG;
+  }
+  for (f = 0u; f < count; ++f) {
+    if (channels[f] > PCCX_DMA_HP3) {
+      return PCCX_KV_E_CHANNEL;
+    }
+    if (descriptors != NULL) {
+      descriptors[f] = 0u;
+    }
+  }
+  record = is_value ? h->v_record_bytes : h->k_record_bytes;
+  for (i = 0; i < nseg; ++i) {
+    tokens += seg[i].tokens;
+  }
+  for (f = 0u; f < count; ++f) {
+    /* Tokens [first, last) of the stream order go to channels[f]. */
+    const uint32_t first = (uint32_t)(((uint64_t)f * tokens) / count);
+    const uint32_t last = (uint32_t)(((uint64_t)(f + 1u) * tokens) / count);
+    uint32_t base = 0u; /* stream index of the segment's first token */
+    if (first == last) {
+      continue;
+    }
+    (void)pccx_dma_set_class(channels[f], PCCX_DMA_CLASS_KV_READ);
+    for (i = 0; i < nseg; ++i) {
+      const uint32_t lo = first > base ? first : base;
+      const uint32_t end = base + seg[i].tokens;
+      const uint32_t hi = last < end ? last : end;
+      if (lo < hi) {
+        const uint64_t addr = seg[i].addr + (uint64_t)(lo - base) * record;
+        const uint32_t bytes = (hi - lo) * record;
+        (void)pccx_dma_submit(channels[f], addr, bytes, tag);
+        total += bytes;
+        if (descriptors != NULL) {
+          ++descriptors[f];
+        }
+      }
+      base = end;
+    }
+  }
+  return total;
+}
+
 const char* pccx_kv_strerror(int code) {
   switch (code) {
     case PCCX_KV_OK: return "PCCX_KV_OK: success";

@@ -12,6 +12,24 @@
 
 namespace pccx::test {
 
+// Per-row symmetric INT8 quantisation as docs/gemv.md states it (written
+// out by hand, independent of the model): returns the scale, fills q.
+inline float quantise_row(const uint16_t* x, uint32_t K, std::vector<int>& q) {
+  float amax = 0;
+  for (uint32_t k = 0; k < K; ++k) amax = std::max(amax, std::fabs(npu::bf16::to_float(x[k])));
+  const float sa = amax == 0 ? 1.0f : amax / 127.0f;
+  q.assign(K, 0);
+  for (uint32_t k = 0; k < K; ++k) {
+    const float v = npu::bf16::to_float(x[k]) / sa;
+    // round half to even, written out by hand
+    float f = std::floor(v);
+    const float frac = v - f;
+    if (frac > 0.5f || (frac == 0.5f && std::fmod(f, 2.0f) != 0)) f += 1;
+    q[k] = static_cast<int>(std::clamp(f, -127.0f, 127.0f));
+  }
+  return sa;
+}
+
 struct gemv_problem {
   uint32_t M = 1, N = 0, K = 0;
   uint32_t group = 0;  // 0: one scale per row
@@ -45,19 +63,8 @@ struct gemv_problem {
   std::vector<uint16_t> expected(bool accm) const {
     std::vector<uint16_t> out(size_t{M} * N);
     for (uint32_t m = 0; m < M; ++m) {
-      float amax = 0;
-      for (uint32_t k = 0; k < K; ++k)
-        amax = std::max(amax, std::fabs(npu::bf16::to_float(x[size_t{m} * K + k])));
-      const float sa = amax == 0 ? 1.0f : amax / 127.0f;
-      std::vector<int> q(K);
-      for (uint32_t k = 0; k < K; ++k) {
-        const float v = npu::bf16::to_float(x[size_t{m} * K + k]) / sa;
-        // round half to even, written out by hand
-        float f = std::floor(v);
-        const float frac = v - f;
-        if (frac > 0.5f || (frac == 0.5f && std::fmod(f, 2.0f) != 0)) f += 1;
-        q[k] = static_cast<int>(std::clamp(f, -127.0f, 127.0f));
-      }
+      std::vector<int> q;
+      const float sa = quantise_row(&x[size_t{m} * K], K, q);
       for (uint32_t n = 0; n < N; ++n) {
         float y = 0;
         for (uint32_t g = 0; g < S(); ++g) {

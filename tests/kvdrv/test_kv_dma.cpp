@@ -140,3 +140,51 @@ TEST(KvDma, BadArgumentsWriteNothing) {
             PCCX_KV_E_ARG);
   EXPECT_TRUE(hal_writes().empty());
 }
+
+// The split for the GEMV's two weight FIFOs: the worked example's stream
+// order is positions 7, 0, 1, 2, 3, 8, 9, 10 (slot 7, then slots 0..6).
+// Tokens 0..3 go to HP2 (slot 7, then slots 0..2: two descriptors), tokens
+// 4..7 to HP3 (slots 3..6: one descriptor).
+TEST(KvDma, SplitStreamFeedsEachChannelAContiguousPart) {
+  kv_pair c(1, 1, 32, 64, kBase, 8, 4, 0);
+  ASSERT_EQ(c.init_result, PCCX_KV_OK);
+  c.append(11);
+  const unsigned channels[2] = {PCCX_DMA_HP2, PCCX_DMA_HP3};
+  hal_reset();
+  unsigned descriptors[2] = {9, 9};
+  const int64_t bytes =
+      pccx_kv_submit_stream_split(&c.kv, 0, 0, PCCX_KV_K, channels, 2, 5, descriptors);
+  EXPECT_EQ(bytes, 8 * 32);
+  EXPECT_EQ(descriptors[0], 2u);
+  EXPECT_EQ(descriptors[1], 1u);
+  // CLASS + 2 descriptors on HP2, then CLASS + 1 descriptor on HP3.
+  const auto& w = hal_writes();
+  ASSERT_EQ(w.size(), 1u + 8 + 1 + 4);
+  EXPECT_EQ(w[0].offset, PCCX_DMA_REG(PCCX_DMA_HP2, PCCX_DMA_REG_CLASS));
+  EXPECT_EQ(w[0].value, PCCX_DMA_CLASS_KV_READ);
+  auto desc = [&](size_t i, unsigned ch) {
+    EXPECT_EQ(w[i].offset, PCCX_DMA_REG(ch, PCCX_DMA_REG_ADDR_LO));
+    EXPECT_EQ(w[i + 3].offset, PCCX_DMA_REG(ch, PCCX_DMA_REG_PUSH));
+    return descriptor{(uint64_t(w[i + 1].value) << 32) | w[i].value, w[i + 2].value,
+                      w[i + 3].value};
+  };
+  const descriptor a = desc(1, PCCX_DMA_HP2), b = desc(5, PCCX_DMA_HP2);
+  EXPECT_EQ(a.addr, kBase + 7 * 32);
+  EXPECT_EQ(a.bytes, 32u);
+  EXPECT_EQ(b.addr, kBase);
+  EXPECT_EQ(b.bytes, 3u * 32);
+  EXPECT_EQ(w[9].offset, PCCX_DMA_REG(PCCX_DMA_HP3, PCCX_DMA_REG_CLASS));
+  const descriptor d = desc(10, PCCX_DMA_HP3);
+  EXPECT_EQ(d.addr, kBase + 3 * 32);
+  EXPECT_EQ(d.bytes, 4u * 32);
+  EXPECT_EQ(d.tag, 5u);
+
+  // Bad arguments are refused before any register write.
+  hal_reset();
+  const unsigned bad[2] = {PCCX_DMA_HP2, PCCX_DMA_ACP_FMAP};
+  EXPECT_EQ(pccx_kv_submit_stream_split(&c.kv, 0, 0, PCCX_KV_K, bad, 2, 5, nullptr),
+            PCCX_KV_E_CHANNEL);
+  EXPECT_EQ(pccx_kv_submit_stream_split(&c.kv, 0, 0, PCCX_KV_K, channels, 0, 5, nullptr),
+            PCCX_KV_E_ARG);
+  EXPECT_TRUE(hal_writes().empty());
+}
