@@ -77,8 +77,7 @@
 #define PCCX_PERF_SFU_IDLE 30
 #define PCCX_PERF_DMA_IDLE 31
 #define PCCX_PERF_GEMV_DEQUANT_STALL 32 /* GEMV cycles waiting for the KV dequantize stage */
-#define PCCX_PERF_KV_RECORDS 33         /* KV records written by MEMCPY kv-append */
-/* 34..39 are free. */
+/* 33..39 are free. */
 
 /* Error codes latched in ERR_CODE. */
 #define PCCX_ERR_NONE 0x00

@@ -1,10 +1,15 @@
 // The MEMCPY unit inside an NPU, with the ACP channels and the fake DDR:
 // each route moves the right bytes, lengths come from the shape slot, async
-// semantics hold, a starved MEMCPY leaves the NPU busy, KV append is refused,
+// semantics hold, a starved MEMCPY leaves the NPU busy, KV append quantizes in
+// line (refused without formats),
 // and big transfers run at the DDR rate through the small ACP FIFOs.
 #include <gtest/gtest.h>
 
+#include <cmath>
+
 #include "dma_bench.h"
+#include "kv/kv_codec.h"
+#include "npu/units/bf16.h"
 #include "uCA_v1_hal.h"
 
 using namespace pccx;
@@ -181,7 +186,85 @@ TEST(MemcpyUnit, AMemcpyWhoseSourceNeverGetsDataLeavesTheNpuBusy) {
   EXPECT_EQ(b.npu->cmd().in_flight(), 1u);
 }
 
-TEST(MemcpyUnit, KvAppendIsRefusedWithAnError) {
+namespace {
+kv::kv_format kv64(kv::kv_kind kind, uint32_t group, uint32_t bits = 4) {
+  kv::kv_format f;
+  f.kind = kind, f.head_dim = 64, f.group = group, f.bits = bits;
+  return f;
+}
+}  // namespace
+
+// from_device=1, to_device=1: two 64-element vectors at src are quantized
+// in line (dest 0: the key format, 1: the value format) and their records
+// land at the ACP_RESULT descriptor's address, byte for byte what the host
+// codec makes of the same BF16 values.
+TEST(MemcpyUnit, KvAppendQuantizesIntoTheRingSlot) {
+  bench_options o = with_npu();
+  o.memcpy.kv_key = kv64(kv::kv_kind::int4, 32);
+  o.memcpy.kv_value = kv64(kv::kv_kind::rotated, 0, 3);
+  dma_bench b(o);
+  std::vector<uint8_t> x(16 * 16);  // 128 BF16: two vectors
+  for (size_t i = 0; i < 128; ++i) {
+    const float v = std::sin(0.37f * i) * (i == 5 ? 9.0f : 1.5f);
+    const uint16_t h = npu::bf16::from_float(v);
+    x[2 * i] = uint8_t(h & 0xFF), x[2 * i + 1] = uint8_t(h >> 8);
+  }
+  b.l2->debug_write(0x100, 16, x.data());
+  const kv::kv_codec key(*o.memcpy.kv_key), value(*o.memcpy.kv_value);
+  const uint32_t kb = key.format().record_bytes(), vb = value.format().record_bytes();
+  const uint64_t kdst = kBase + 0xA000, vdst = kBase + 0xB000;
+  uint32_t status = 0, ks = 0, vs = 0;
+  b.run([&](bus_master& m) {
+    m.issue(memset_word(0, 1, 1, 2, 64));  // 128 elements
+    m.submit(PCCX_DMA_ACP_RESULT, kdst, 2 * kb, 1);
+    m.issue(memcpy_word(true, true, 0, 0x100, 1, false));
+    ks = m.wait_status(PCCX_DMA_ACP_RESULT);
+    m.submit(PCCX_DMA_ACP_RESULT, vdst, 2 * vb, 2);
+    m.issue(memcpy_word(true, true, 1, 0x100, 1, false));
+    status = m.wait_not_busy();
+    vs = m.wait_status(PCCX_DMA_ACP_RESULT);
+  });
+  EXPECT_EQ(status & PCCX_STAT_ERROR, 0u);
+  EXPECT_EQ(PCCX_DMA_STS_ERR(ks), 0u);
+  EXPECT_EQ(PCCX_DMA_STS_ERR(vs), 0u);
+  for (uint32_t v = 0; v < 2; ++v) {
+    float in[64];
+    for (uint32_t i = 0; i < 64; ++i)
+      in[i] = npu::bf16::to_float(uint16_t(x[2 * (v * 64 + i)] | x[2 * (v * 64 + i) + 1] << 8));
+    std::vector<uint8_t> want_k(kb), want_v(vb);
+    key.encode(in, want_k.data());
+    value.encode(in, want_v.data());
+    for (uint32_t i = 0; i < kb; ++i)
+      ASSERT_EQ(*b.ddr->at(kdst + v * kb + i), want_k[i]) << v << ":" << i;
+    for (uint32_t i = 0; i < vb; ++i)
+      ASSERT_EQ(*b.ddr->at(vdst + v * vb + i), want_v[i]) << v << ":" << i;
+  }
+  EXPECT_EQ(b.memcpy->statistics().kv_records, 4u);
+  EXPECT_EQ(b.memcpy->statistics().kv_record_bytes, 2u * (kb + vb));
+}
+
+TEST(MemcpyUnit, KvAppendChecksItsOperands) {
+  bench_options o = with_npu();
+  o.memcpy.kv_key = kv64(kv::kv_kind::fp16, 0);
+  o.memcpy.kv_value = kv64(kv::kv_kind::fp16, 0);
+  dma_bench b(o);
+  uint32_t code_dest = 0, code_len = 0;
+  b.run([&](bus_master& m) {
+    m.issue(memset_word(0, 1, 1, 1, 64));
+    m.issue(memset_word(0, 2, 1, 1, 96));                  // not a whole number of vectors
+    m.issue(memcpy_word(true, true, 2, 0x100, 1, false));  // dest 2 names no stream
+    m.wait_not_busy();
+    code_dest = m.read32(PCCX_REG_ERR_CODE);
+    m.write32(UCA_REG_STATUS, PCCX_STAT_ERROR);  // write 1 to clear
+    m.issue(memcpy_word(true, true, 0, 0x100, 2, false));
+    m.wait_not_busy();
+    code_len = m.read32(PCCX_REG_ERR_CODE);
+  });
+  EXPECT_EQ(code_dest, uint32_t(PCCX_ERR_UNIT_FAULT));
+  EXPECT_EQ(code_len, uint32_t(PCCX_ERR_UNIT_FAULT));
+}
+
+TEST(MemcpyUnit, KvAppendWithoutFormatsIsRefused) {
   bench_options o = with_npu();
   o.npu.limits.kv_append = true;  // let the decoder pass it to the unit
   dma_bench b(o);

@@ -39,7 +39,6 @@ perf_counters::perf_counters() {
   name(PCCX_PERF_SFU_IDLE, "sfu_idle_cycles");
   name(PCCX_PERF_DMA_IDLE, "dma_idle_cycles");
   name(PCCX_PERF_GEMV_DEQUANT_STALL, "gemv_dequant_stall_cycles");
-  name(PCCX_PERF_KV_RECORDS, "kv_records_appended");
 }
 
 void perf_counters::add(uint32_t index, uint64_t amount) {
