@@ -8,6 +8,8 @@
 #include <stdexcept>
 #include <string>
 
+#include "npu/units/bf16.h"
+
 namespace pccx::kv {
 
 namespace {
@@ -26,42 +28,22 @@ float float_of(uint32_t u) {
   return f;
 }
 
-// ---- BF16 (kept local so that pccx_kv needs nothing but the standard library)
+// ---- BF16 metadata
 
 constexpr uint16_t kBf16One = 0x3F80;
 constexpr uint16_t kBf16MaxFinite = 0x7F7F;
 constexpr uint16_t kBf16MinSubnormal = 0x0001;
 
+using npu::bf16::from_double;
 float bf16_to_float(uint16_t b) {
-  return float_of(static_cast<uint32_t>(b) << 16);
+  return npu::bf16::to_float(b);
 }
 
-// FP32 -> BF16, round to nearest even on the 16 dropped bits (finite inputs:
-// the codec only rounds finite, non-negative metadata).
-uint16_t bf16_from_float(float f) {
-  const uint32_t u = bits_of(f);
-  const uint32_t keep_lsb = (u >> 16) & 1u;
-  return static_cast<uint16_t>((u + 0x7FFFu + keep_lsb) >> 16);
-}
-
-// Double within the float range -> BF16 with a single rounding to nearest
-// even. The double is first narrowed to FP32 rounding to odd (truncate, then
-// set the last bit if anything was dropped), which keeps enough information
-// for the second rounding to be the correct one.
-uint16_t bf16_from_double(double d) {
-  float f = static_cast<float>(d);
-  if (std::fabs(static_cast<double>(f)) > std::fabs(d)) {
-    f = std::nextafter(f, 0.0f);
-  }
-  if (static_cast<double>(f) != d) f = float_of(bits_of(f) | 1u);
-  return bf16_from_float(f);
-}
-
-// As bf16_from_double for non-negative metadata, but never inf: a value past
+// As from_double for non-negative metadata, but never inf: a value past
 // the largest finite BF16 stores that largest value.
 uint16_t bf16_metadata(double d) {
   if (d >= static_cast<double>(bf16_to_float(kBf16MaxFinite))) return kBf16MaxFinite;
-  return bf16_from_double(d);
+  return from_double(d);
 }
 
 uint16_t load16(const uint8_t* p) {

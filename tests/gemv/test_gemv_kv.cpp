@@ -23,6 +23,21 @@ gemv_bench_options kv_bench(const kv::kv_format& f) {
   return o;
 }
 
+// Timing only: 64 key records of `f` (64 elements each) preloaded, 32 per
+// FIFO, one query row on 4 cores.
+gemv_outcome timed_key_rows(gemv_bench& b, const kv::kv_format& f) {
+  gemv_outcome o;
+  b.run([&](gemv_driver& d) {
+    for (uint32_t i = 0; i < 64; ++i)
+      b.fifos[i / 32]->push(f.record_bytes(), sc_core::SC_ZERO_TIME, nullptr);
+    gemv_call c;
+    c.M = 1, c.N = 64, c.K = 64, c.src = kSrc, c.dst = kDst;
+    c.flags = PCCX_WFMT_KV_KEY_ROWS;
+    o = d.execute(c);
+  });
+  return o;
+}
+
 gemv_outcome run_kv(gemv_bench& b, const kv_gemv_problem& p, uint8_t lanes,
                     std::vector<uint16_t>& out, uint8_t extra_flags = 0) {
   b.put(kSrc, p.x);
@@ -107,15 +122,7 @@ TEST(GemvKvModes, NarrowDequantStageSetsThePace) {
   opt.functional = false;
   opt.gemv.dequant_elements_per_cycle = 4;
   gemv_bench b(opt);
-  gemv_outcome o;
-  b.run([&](gemv_driver& d) {
-    for (uint32_t i = 0; i < 64; ++i)
-      b.fifos[i / 32]->push(f.record_bytes(), sc_core::SC_ZERO_TIME, nullptr);
-    gemv_call c;
-    c.M = 1, c.N = 64, c.K = 64, c.src = kSrc, c.dst = kDst;
-    c.flags = PCCX_WFMT_KV_KEY_ROWS;
-    o = d.execute(c);
-  });
+  const gemv_outcome o = timed_key_rows(b, f);
   ASSERT_EQ(o.err, 0u) << o.detail;
   // The stage fetches its first record at once (the bytes are there), so
   // it overlaps the 11-clock activation load: 64 x 16 clocks of stage time,
@@ -132,15 +139,7 @@ TEST(GemvKvModes, StaticInt4SkipsTheDequantStage) {
   opt.functional = false;
   opt.gemv.dequant_elements_per_cycle = 1;
   gemv_bench b(opt);
-  gemv_outcome o;
-  b.run([&](gemv_driver& d) {
-    for (uint32_t i = 0; i < 64; ++i)
-      b.fifos[i / 32]->push(f.record_bytes(), sc_core::SC_ZERO_TIME, nullptr);
-    gemv_call c;
-    c.M = 1, c.N = 64, c.K = 64, c.src = kSrc, c.dst = kDst;
-    c.flags = PCCX_WFMT_KV_KEY_ROWS;
-    o = d.execute(c);
-  });
+  const gemv_outcome o = timed_key_rows(b, f);
   ASSERT_EQ(o.err, 0u) << o.detail;
   // Activations 8 words + 3, then 16 records per core x 2 clocks, as INT4
   // weight rows; the pipeline 6. Records come round-robin from the two
