@@ -38,7 +38,7 @@ compile() { # src obj
 
 # Every driver source and every KV260 back-end source, so a new file cannot
 # slip past the freestanding build.
-DRIVER_SRCS=$(cd "$FW" && ls uca/*.c sim/*.c dma/*.c kv/*.c hal/kv260/*.c 2>/dev/null || true)
+DRIVER_SRCS=$(cd "$FW" && ls uca/*.c sim/*.c dma/*.c kv/*.c ops/*.c hal/kv260/*.c 2>/dev/null || true)
 DRIVER_OBJS=""
 for src in $DRIVER_SRCS; do
   obj="$OUT/driver/$(basename "$src" .c).o"
@@ -75,6 +75,7 @@ cat > "$OUT/driver_link_check.c" <<'PROG'
 #include "pccx_dma.h"
 #include "pccx_firmware.h"
 #include "pccx_kv.h"
+#include "pccx_ops.h"
 #include "pccx_simctl.h"
 #include "pccx_uca_ext.h"
 #include "uCA_v1_api.h"
@@ -104,6 +105,13 @@ int pccx_firmware_main(void) {
   (void)(pccx_kv_tokens(&kv) + pccx_kv_valid_tokens(&kv) + pccx_kv_window_start(&kv) +
          pccx_kv_max_tokens(&kv));
   (void)pccx_kv_strerror(pccx_kv_reset(&kv));
+  {
+    const pccx_rmsnorm_ws ws = {0x1000u, 9u, 0x40000000u};
+    (void)pccx_ops_set_cvo_max(pccx_ops_cvo_max());
+    (void)pccx_cvo_long(UCA_CVO_EXP, 0x100u, 0x200u, 4096u, 0u, 0u);
+    (void)pccx_reduce_sum_long(0x200u, 4096u, 0x300u, 0u);
+    (void)pccx_rmsnorm(&ws, 0x400u, 0x500u, 0x600u, pccx_rmsnorm_words(64u), 0x3586u);
+  }
   uca_memset(0, 1, 1, 1, 9);
   uca_memcpy(UCA_ROUTE_HOST_TO_L2, 0x10, 0, 1, 0);
   uca_gemv(0x100, 0x10, UCA_FLAG_FINDEMAX, 1, 2, 4);
