@@ -9,6 +9,7 @@
 #include <string>
 #include <vector>
 
+#include "llm/ddr_plan.h"
 #include "llm/model_config.h"
 #include "llm/model_shapes.h"
 
@@ -49,5 +50,7 @@ inline std::string load_error(const std::string& file, const std::vector<std::st
   ADD_FAILURE() << "expected a config_error";
   return "";
 }
+
+inline constexpr uint64_t kKv260Ddr = 0x100000000ull;  // 4 GiB at 0x0
 
 }  // namespace llmtest
