@@ -185,3 +185,42 @@ TEST(GemvKvModes, WithoutFormatsTheStreamIsRefused) {
   EXPECT_EQ(o.err, uint32_t(PCCX_ERR_UNIT_FAULT));
   EXPECT_NE(o.detail.find("no KV formats configured"), std::string::npos) << o.detail;
 }
+
+// A long FP16 key stream at 4 GB/s per HP channel: 4,096 records of 64
+// elements (128 bytes), 2,048 per FIFO, one every 32 ns on each. A core
+// needs 2 clocks per record (one query row) and the stage 1, far less than
+// the 12.8 clocks per record the two channels deliver, so the stream sets
+// the pace: the instruction takes the port-limited time within 2 % and the
+// waiting shows as weight stall.
+TEST(GemvKvModes, LongKeyStreamTakesThePortLimitedTime) {
+  const auto f = kv_fmt(kv::kv_kind::fp16);
+  auto opt = kv_bench(f);
+  opt.functional = false;
+  opt.fifo_bytes = 16 * 1024;
+  gemv_bench b(opt);
+  constexpr uint32_t kRecords = 4096;
+  const uint64_t rec = f.record_bytes();
+  const sc_core::sc_time per_record = ns(rec / 4.0);  // 4 GB/s = 4 bytes/ns
+  b.producer->body = [&] {
+    for (uint32_t i = 0; i < kRecords / 2; ++i) {
+      sc_core::wait(per_record);
+      for (auto& fifo : b.fifos) fifo->push(rec, sc_core::sc_time_stamp(), nullptr);
+    }
+  };
+  gemv_outcome o;
+  b.run([&](gemv_driver& d) {
+    gemv_call c;
+    c.M = 1, c.N = kRecords, c.K = 64, c.src = kSrc, c.dst = kDst;
+    c.flags = PCCX_WFMT_KV_KEY_ROWS;
+    o = d.execute(c);
+  });
+  ASSERT_EQ(o.err, 0u) << o.detail;
+  const double ideal_ns = double(kRecords) * rec / 8.0;  // 8 GB/s over both channels
+  const double got_ns = (o.retire - o.start).to_seconds() * 1e9;
+  EXPECT_NEAR(got_ns / ideal_ns, 1.0, 0.02) << got_ns << " ns vs " << ideal_ns;
+  EXPECT_GT(b.counters.value(PCCX_PERF_GEMV_WEIGHT_STALL), 0.5 * o.cycles());
+  // Both channels deliver a record at the same moment; the second waits one
+  // clock for the stage: 2,048 core clocks, 512 for the engine (4 cores).
+  EXPECT_EQ(b.counters.value(PCCX_PERF_GEMV_DEQUANT_STALL), kRecords / 2 / 4);
+  RecordProperty("ratio_to_ideal", std::to_string(got_ns / ideal_ns));
+}

@@ -215,11 +215,17 @@ threaded_unit::result gemv_unit::execute(const dispatched_instruction& d) {
       if (dequant) {
         const sc_time want =
             std::max(dq_free, free_at > dq_time ? free_at - dq_time : SC_ZERO_TIME);
-        const sc_time bytes = matmul::take_weights(clock_, fifo, rec, buf, want);
-        dq_free = bytes + dq_time;
+        const std::optional<sc_time> there = fifo.ready_time(rec);  // bytes already pushed
+        const sc_time taken = matmul::take_weights(clock_, fifo, rec, buf, want);
+        dq_free = taken + dq_time;
         start = std::max(free_at, dq_free);
+        // Split the core's wait: the bytes' fault as far as they came after
+        // the stage had to start for the core (not before the instruction),
+        // the rest the stage's (its latency, or busy with other records).
+        const sc_time b = there ? *there : taken;
+        const sc_time needed = free_at > t0 + dq_time ? free_at - dq_time : t0;
         const sc_time wait = start - free_at;
-        const sc_time late = std::min(wait, bytes - want);  // the bytes' share of the wait
+        const sc_time late = std::min(wait, b > needed ? b - needed : SC_ZERO_TIME);
         stall += late;
         dq_stall += wait - late;
       } else {
