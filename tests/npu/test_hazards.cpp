@@ -249,3 +249,18 @@ TEST(Hazards, ChainingKeepsTheOtherHazards) {
   EXPECT_GE(h.sfu.runs[0].start, h.gemv.runs[0].end);
   EXPECT_EQ(h.b.dut->cmd().counter(PCCX_PERF_SFU_CHAINED), 0u);
 }
+
+// The e_max a findemax GEMV leaves is known only when it ends: an EXP with
+// sub_emax on its result is not chained and waits for it (RAW).
+TEST(Hazards, SubEmaxWaitsForTheFindemaxGemv) {
+  hazard_bench h;
+  h.b.run([](mmio_master& m) {
+    shapes(m);
+    m.issue(gemv_word(0x800, 0x200, 0, 0, UCA_FLAG_FINDEMAX));
+    m.issue(cvo_word(UCA_CVO_EXP, 0x800, 0x900, 64, true, UCA_CVO_FLAG_SUB_EMAX));
+    m.wait_not_busy();
+  });
+  ASSERT_EQ(h.sfu.runs.size(), 1u);
+  EXPECT_GE(h.sfu.runs[0].start, h.gemv.runs[0].end);
+  EXPECT_EQ(h.b.dut->cmd().counter(PCCX_PERF_SFU_CHAINED), 0u);
+}

@@ -314,8 +314,15 @@ uint32_t command_processor::resolve(dispatched_instruction& d, std::string& deta
 const command_processor::in_flight_record* command_processor::chain_producer(
     const dispatched_instruction& d) const {
   if (!params_.gemv_sfu_chaining || d.ins.op != isa::opcode::cvo || d.reads.empty()) return nullptr;
-  for (const auto& r : in_flight_)
-    if (r.d.produces && !r.d.produces->closed() && r.d.produces->covers(d.reads[0])) return &r;
+  const auto& cv = std::get<isa::cvo_instr>(d.ins.body);
+  for (const auto& r : in_flight_) {
+    if (!r.d.produces || r.d.produces->closed() || !r.d.produces->covers(d.reads[0])) continue;
+    // e_max from findemax is known only when the GEMV ends: a CVO that
+    // subtracts it must wait for that.
+    const auto& mm = std::get<isa::matmul_instr>(r.d.ins.body);
+    if ((cv.flags & UCA_CVO_FLAG_SUB_EMAX) && (mm.flags & UCA_FLAG_FINDEMAX)) return nullptr;
+    return &r;
+  }
   return nullptr;
 }
 
