@@ -118,3 +118,19 @@ TEST(Decode, GemmaAsDocumentedOneTokenAt1KCompletes) {
   EXPECT_EQ(rep.ddr_bytes.at("kv_write"), 20ull * 2 * 1024);
   EXPECT_GE(rep.latency_ns[0], rep.bound[0].bound_seconds * 1e9);
 }
+
+// Functional mode (real bytes in L2 and DDR; the weights read as zeros, so
+// the values carry no meaning): the same instructions retire without an
+// NPU error and the same bytes move.
+TEST(Decode, TinyRunsTheSameSequenceInFunctionalMode) {
+  const auto m = llm::load_model(PCCX_SOURCE_DIR "/configs/models/tiny.json");
+  workload::decode_options o;
+  o.context = 16;
+  o.tokens = 2;
+  const auto rep = workload::run_decode(config::platform_config{}, m, o);
+  ASSERT_EQ(rep.run.exit_code, 0) << printed(rep.run);
+  ASSERT_EQ(rep.instructions.size(), 2u);
+  EXPECT_EQ(rep.instructions[0], 580u);
+  EXPECT_EQ(rep.ddr_bytes.at("weights"), 2 * 278816u);
+  EXPECT_EQ(rep.ddr_bytes.at("kv_write"), 2 * 5 * 128u);
+}
