@@ -39,10 +39,14 @@ cli_options parse_cli(int argc, char** argv) {
   kv.add_options()("tokens", po::value(&o.kv_tokens), "cached tokens per synthetic head (2048)")(
       "heads", po::value(&o.kv_heads), "synthetic heads averaged (4)")(
       "seed", po::value(&o.kv_seed), "seed of the first head (1)");
+  po::options_description dec("decode options");
+  dec.add_options()("model", po::value(&o.model), "model file, e.g. configs/models/tiny.json")(
+      "context", po::value(&o.context), "tokens already in the KV rings, L (1024)")(
+      "ring-cap", po::value(&o.ring_cap), "records per KV stream; 0 = L + N (0)");
   po::options_description hidden;
   hidden.add_options()("positional", po::value<std::vector<std::string>>(&positional));
   po::options_description all;
-  all.add(general).add(kv).add(hidden);
+  all.add(general).add(kv).add(dec).add(hidden);
   po::positional_options_description pos;
   pos.add("positional", -1);
 
@@ -57,8 +61,9 @@ cli_options parse_cli(int argc, char** argv) {
   std::ostringstream help;
   help << "usage: pccx-vp [run] [options]\n"
           "       pccx-vp disasm FILE.memh [--config FILE] [--set KEY=VALUE]\n"
-          "       pccx-vp kv-accuracy [--out DIR] [--tokens N] [--heads N] [--seed S]\n\n"
-       << general << kv;
+          "       pccx-vp kv-accuracy [--out DIR] [--tokens N] [--heads N] [--seed S]\n"
+          "       pccx-vp decode --model FILE [--context L] [--tokens N] [--ring-cap C]\n\n"
+       << general << kv << dec;
   o.help_text = help.str();
 
   if (vm.count("help"))
@@ -76,15 +81,23 @@ cli_options parse_cli(int argc, char** argv) {
     } else if (positional[0] == "kv-accuracy") {
       if (positional.size() != 1) throw cli_error("kv-accuracy takes no file arguments");
       if (o.cmd == cli_options::command::run) o.cmd = cli_options::command::kv_accuracy;
+    } else if (positional[0] == "decode") {
+      if (positional.size() != 1) throw cli_error("decode takes no file arguments (--model FILE)");
+      if (o.cmd == cli_options::command::run) o.cmd = cli_options::command::decode;
     } else if (positional[0] != "run" || positional.size() != 1) {
       throw cli_error("unknown command '" + positional[0] +
-                      "' (commands: run, disasm, kv-accuracy)");
+                      "' (commands: run, disasm, kv-accuracy, decode)");
     }
   }
   if (o.cmd == cli_options::command::kv_accuracy) {
     if (o.kv_tokens < 2) throw cli_error("--tokens must be at least 2");
     if (o.kv_heads == 0) throw cli_error("--heads must be at least 1");
     o.out_dir = out_dir;
+  }
+  if (o.cmd == cli_options::command::decode) {
+    if (o.model.empty()) throw cli_error("decode needs --model FILE");
+    o.decode_tokens = vm.count("tokens") ? o.kv_tokens : 1;
+    if (o.decode_tokens == 0) throw cli_error("--tokens must be at least 1");
   }
 
   o.layers.sets = sets;

@@ -12,13 +12,24 @@
 namespace pccx::app {
 
 struct cli_options {
-  enum class command { run, disasm, kv_accuracy, help, version, list_firmware } cmd = command::run;
+  enum class command {
+    run,
+    disasm,
+    kv_accuracy,
+    decode,
+    help,
+    version,
+    list_firmware
+  } cmd = command::run;
   std::string firmware = "memset_sync";
   std::string disasm_file;
   // kv-accuracy: synthetic history length, heads averaged, first seed.
   uint32_t kv_tokens = 2048, kv_heads = 4;
   uint64_t kv_seed = 1;
   std::string out_dir;
+  // decode: the model file, context L, tokens N, ring cap (0 = L + N).
+  std::string model;
+  uint32_t context = 1024, decode_tokens = 1, ring_cap = 0;
   config::config_layers layers;
   std::string dump_config;
   bool validate_only = false;

@@ -10,17 +10,46 @@
 #include "config/config_error.h"
 #include "config/config_loader.h"
 #include "kv_accuracy_command.h"
+#include "llm/ddr_plan.h"
+#include "llm/model_config.h"
 #include "npu/isa/instruction.h"
 #include "npu/isa/memh_reader.h"
 #include "vp/firmware/firmware_loader.h"
 #include "vp/top/runtime_params.h"
 #include "vp/top/simulation.h"
+#include "workload/decode_runner.h"
 
 namespace {
 
 constexpr int kExitOk = 0;
 constexpr int kExitSimFailure = 1;
 constexpr int kExitBadInput = 2;
+
+// The decode core (docs/decode.md) of a model file: prints the report.
+int run_decode_command(const pccx::config::platform_config& cfg,
+                       const pccx::app::cli_options& opts) {
+  const pccx::llm::model_config m = pccx::llm::load_model(opts.model);
+  pccx::workload::decode_options o;
+  o.context = opts.context;
+  o.tokens = opts.decode_tokens;
+  o.ring_cap = opts.ring_cap;
+  pccx::workload::decode_report rep;
+  try {
+    rep = pccx::workload::run_decode(cfg, m, o);
+  } catch (const pccx::llm::ddr_plan_error& e) {
+    throw pccx::vp::input_error(e.what());
+  } catch (const std::invalid_argument& e) {
+    throw pccx::vp::input_error(e.what());
+  }
+  if (rep.run.exit_code != 0) {
+    for (const auto& line : rep.run.printed) std::cout << line << '\n';
+    std::cerr << "pccx-vp: decode firmware finished with exit code " << rep.run.exit_code << ": "
+              << rep.run.message << '\n';
+    return kExitSimFailure;
+  }
+  std::cout << rep.text();
+  return kExitOk;
+}
 
 int run_disasm(const pccx::config::platform_config& cfg, const std::string& file) {
   const auto words = pccx::isa::read_memh(file);
@@ -48,6 +77,7 @@ int run(int argc, char** argv) {
   }
   if (opts.cmd == cli_options::command::disasm) return run_disasm(cfg, opts.disasm_file);
   if (opts.cmd == cli_options::command::kv_accuracy) return run_kv_accuracy(opts, std::cout);
+  if (opts.cmd == cli_options::command::decode) return run_decode_command(cfg, opts);
 
   const pccx::vp::firmware_image fw = pccx::vp::load_firmware(opts.firmware);
   pccx::vp::apply_log_config(cfg.log);

@@ -51,6 +51,21 @@ TEST_F(Cli, KvAccuracyWritesItsTables) {
   EXPECT_TRUE(contains(bad.err, "--tokens must be at least 2")) << bad.err;
 }
 
+TEST_F(Cli, DecodeRunsTheDecodeCoreOfAModelFile) {
+  const std::string tiny = std::string(PCCX_SOURCE_DIR) + "/configs/models/tiny.json";
+  const auto r = vp({"decode", "--model", tiny, "--context", "16", "--tokens", "2", "--set",
+                     "simulation.mode=timing"});
+  ASSERT_EQ(r.exit_code, 0) << describe(r);
+  EXPECT_TRUE(contains(r.out, "decode core (attention + matrices): tiny, L = 16, N = 2")) << r.out;
+  EXPECT_TRUE(contains(r.out, "token 1: ")) << r.out;
+  EXPECT_TRUE(contains(r.out, "580 instructions")) << r.out;
+  EXPECT_TRUE(contains(r.out, "DDR weights: 278816 bytes/token")) << r.out;
+
+  const auto no_model = vp({"decode"});
+  EXPECT_EQ(no_model.exit_code, 2) << describe(no_model);
+  EXPECT_TRUE(contains(no_model.err, "decode needs --model FILE")) << no_model.err;
+}
+
 TEST_F(Cli, DdrTraceAndBandwidthCsvFollowTheTraffic) {
   const auto r = vp({"--firmware", "dma_roundtrip", "--trace-ddr", "ddr.jsonl", "--out", "out"});
   ASSERT_EQ(r.exit_code, 0) << describe(r);

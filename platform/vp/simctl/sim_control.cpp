@@ -78,6 +78,7 @@ void sim_control::b_transport(tlm::tlm_generic_payload& tx, sc_core::sc_time& de
       PCCX_LOG(log_, debug, "marker: " << marker_);
       if (traces_) traces_->marker(marker_, now);
       markers_.push_back(marker_);
+      marker_times_ns_.push_back(trace::to_ns(now));
       marker_.clear();
       break;
     case PCCX_SIMCTL_EXIT:

@@ -27,6 +27,8 @@ class sim_control : public sc_core::sc_module {
 
   const std::vector<std::string>& printed() const { return printed_; }
   const std::vector<std::string>& markers() const { return markers_; }
+  // Simulated time of each marker, ns (same order as markers()).
+  const std::vector<double>& marker_times_ns() const { return marker_times_ns_; }
   static std::string register_name(uint64_t offset);
 
  private:
@@ -39,6 +41,7 @@ class sim_control : public sc_core::sc_module {
   log::logger log_;
   std::string line_, marker_;
   std::vector<std::string> printed_, markers_;
+  std::vector<double> marker_times_ns_;
   uint32_t time_hi_ = 0;
   sc_core::sc_event parked_;                // never notified
   static constexpr size_t kMaxText = 4096;  // a runaway print loop must not eat memory

@@ -144,6 +144,7 @@ run_result run_simulation(const config::platform_config& cfg, const firmware_ima
   r.memory = memory_summary(top);
   r.printed = top.simctl.printed();
   r.markers = top.simctl.markers();
+  r.marker_times_ns = top.simctl.marker_times_ns();
   traces.close_all();
   r.wall_time_s =
       std::chrono::duration<double>(std::chrono::steady_clock::now() - wall_start).count();

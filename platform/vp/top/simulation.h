@@ -34,7 +34,8 @@ struct run_result {
   std::vector<std::pair<std::string, uint64_t>> counters;
   std::vector<std::string> printed;  // lines the firmware printed
   std::vector<std::string> markers;
-  nlohmann::json memory;  // DDR bandwidth, DMA channels, L2 ports, MEMCPY
+  std::vector<double> marker_times_ns;  // simulated time of each marker
+  nlohmann::json memory;                // DDR bandwidth, DMA channels, L2 ports, MEMCPY
 
   nlohmann::json summary(const config::platform_config& cfg, const firmware_image& fw) const;
 };

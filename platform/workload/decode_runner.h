@@ -1,0 +1,65 @@
+// The host side of the decode core (firmware/programs/gemma_decode.c): from
+// a model file, the platform's KV formats, a context L, a token count N and
+// a ring cap it plans the DDR (llm::plan_ddr), builds the parameter block,
+// marks the KV rings as already holding L tokens, runs the firmware for N
+// tokens and collects per-token latency, instructions, utilisation, engine
+// time split, DDR bytes by class and the roofline bound. docs/decode.md.
+#pragma once
+
+#include <cstdint>
+#include <map>
+#include <string>
+#include <vector>
+
+#include "config/platform_config.h"
+#include "llm/ddr_plan.h"
+#include "llm/model_config.h"
+#include "llm/roofline.h"
+#include "vp/top/simulation.h"
+
+namespace pccx::workload {
+
+struct decode_options {
+  uint32_t context = 1024;  // L: tokens already in the KV rings
+  uint32_t tokens = 1;      // N: tokens decoded
+  uint32_t ring_cap = 0;    // max_tokens of the rings; 0 = L + N
+  uint32_t lm_tile = 2048;  // LM-head rows per GEMV (even, <= 2048)
+};
+
+struct engine_time {
+  uint64_t busy = 0, idle = 0, stall = 0;  // core clocks; stall: the engine's stall counters
+};
+
+struct decode_report {
+  std::string model;
+  uint32_t context = 0, tokens = 0, ring_cap = 0;
+  std::vector<double> latency_ns;      // per token, between its two markers
+  std::vector<uint64_t> instructions;  // per token, NPU instructions retired
+  uint64_t gemv_macs = 0, macs = 0, cycles = 0;
+  double gemv_utilisation = 0;                        // gemv_macs / (GEMV peak per clock x cycles)
+  double npu_utilisation = 0;                         // macs / ((GEMV + GEMM peak) x cycles)
+  std::map<std::string, engine_time> engines;         // gemv, gemm, sfu, dma
+  std::map<std::string, uint64_t> ddr_bytes;          // per class, whole run
+  std::map<std::string, double> ddr_bytes_per_token;  // decode classes / N
+  double achieved_gbps = 0;                           // decode bytes / summed token latency
+  std::vector<llm::roofline> bound;                   // per token (context L + 1 + t)
+  double bound_ratio = 0;                             // mean latency / mean bound
+  // Matrices of the model the decode core does not issue (AltUp, LAuReL,
+  // per-layer inputs): stored record bytes and MACs per token.
+  uint64_t omitted_bytes = 0, omitted_macs = 0;
+  double wall_time_s = 0;
+  vp::run_result run;
+  std::string text() const;  // a human-readable summary
+};
+
+// The parameter block of docs/decode.md for a planned model.
+std::vector<uint8_t> decode_param_block(const llm::model_config& m, const llm::ddr_plan& plan,
+                                        const decode_options& o, uint64_t scratch, uint64_t logits,
+                                        uint64_t consts);
+
+// Runs the decode on a platform (simulation.mode is the caller's; timing
+// mode writes no weight bytes, only the block). One per process.
+decode_report run_decode(const config::platform_config& cfg, const llm::model_config& m,
+                         const decode_options& o);
+
+}  // namespace pccx::workload
