@@ -106,11 +106,12 @@ int pccx_firmware_main(void) {
          pccx_kv_max_tokens(&kv));
   (void)pccx_kv_strerror(pccx_kv_reset(&kv));
   {
-    const pccx_rmsnorm_ws ws = {0x1000u, 9u, 0x40000000u};
+    pccx_rmsnorm_ws ws = {0x1000u, 9u, 0x40000000u, 0u};
     (void)pccx_ops_set_cvo_max(pccx_ops_cvo_max());
     (void)pccx_cvo_long(UCA_CVO_EXP, 0x100u, 0x200u, 4096u, 0u, 0u);
     (void)pccx_reduce_sum_long(0x200u, 4096u, 0x300u, 0u);
-    (void)pccx_rmsnorm(&ws, 0x400u, 0x500u, 0x600u, pccx_rmsnorm_words(64u), 0x3586u);
+    (void)pccx_rmsnorm_prepare(&ws, 64u, 0x3586u);
+    (void)pccx_rmsnorm(&ws, 0x400u, 0x500u, 0x600u, pccx_rmsnorm_words(64u));
   }
   uca_memset(0, 1, 1, 1, 9);
   uca_memcpy(UCA_ROUTE_HOST_TO_L2, 0x10, 0, 1, 0);

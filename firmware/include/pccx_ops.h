@@ -42,22 +42,28 @@ int pccx_reduce_sum_long(uint32_t src, uint32_t n, uint32_t dst, uint8_t flags);
 
 /* Where pccx_rmsnorm works. `words` L2 words from `first` (at least
  * pccx_rmsnorm_words(n)), a free fmap_shape constant-cache slot, and 32
- * bytes of DDR (16-byte aligned) through which it stages two constants. */
+ * bytes of DDR (16-byte aligned) through which pccx_rmsnorm_prepare stages
+ * two constants. `n` is set by pccx_rmsnorm_prepare. */
 typedef struct {
   uint32_t first;     /* L2 word of the workspace */
   uint8_t shape_slot; /* fmap_shape slot it may overwrite */
   uint64_t ddr;       /* DDR scratch, 32 bytes */
+  uint32_t n;         /* elements the constants were staged for (0: none) */
 } pccx_rmsnorm_ws;
 
 /* L2 words pccx_rmsnorm needs for n elements: 6 + ceil(n / 8). */
 uint32_t pccx_rmsnorm_words(uint32_t n);
 
+/* Stages 1/n and eps (BF16 bits) into the workspace through ACP_FMAP and
+ * waits for them (uca_sync): once per vector length, not per norm. n <=
+ * cvo_max. */
+int pccx_rmsnorm_prepare(pccx_rmsnorm_ws* ws, uint32_t n, uint16_t eps_bf16);
+
 /* out = gamma * x / sqrt(mean(x^2) + eps) (Gemma's RMSNorm: no +1 on
- * gamma), n <= cvo_max elements, eps as BF16 bits. x, gamma and out must not
- * overlap the workspace; out may be x. Issues about 12 instructions; waits
- * (uca_sync) only for the constant staging at the start. */
-int pccx_rmsnorm(const pccx_rmsnorm_ws* ws, uint32_t x, uint32_t gamma, uint32_t out, uint32_t n,
-                 uint16_t eps_bf16);
+ * gamma) for the n the workspace was prepared for. x, gamma and out must
+ * not overlap the workspace; out may be x. Issues 10 instructions and never
+ * waits. */
+int pccx_rmsnorm(const pccx_rmsnorm_ws* ws, uint32_t x, uint32_t gamma, uint32_t out, uint32_t n);
 
 #ifdef __cplusplus
 }

@@ -72,21 +72,17 @@ static uint16_t bf16_of(float f) {
 
 /* Workspace words: 0 [1/n], 1 sum (REDUCE_SUM), 2 [eps], 3 mean, 4 spare,
  * 5 [1/rms], 6.. the vector (squares, then the copy SCALE reads). */
-int pccx_rmsnorm(const pccx_rmsnorm_ws* ws, uint32_t x, uint32_t gamma, uint32_t out, uint32_t n,
-                 uint16_t eps_bf16) {
+int pccx_rmsnorm_prepare(pccx_rmsnorm_ws* ws, uint32_t n, uint16_t eps_bf16) {
   uint16_t consts[16];
   unsigned i;
   pccx_dma_status st;
-  uint32_t w;
   if (ws == 0 || n == 0u || (ws->ddr & 15u) != 0u) {
     return PCCX_OPS_E_ARG;
   }
   if (n > g_cvo_max) {
     return PCCX_OPS_E_LENGTH;
   }
-  w = ws->first;
-  /* Stage the constants: word 0 = [1/n], word 1 = [eps] (written to
-   * workspace words 0 and 2: two one-word copies). */
+  /* DDR word 0 = [1/n] to workspace word 0, DDR word 1 = [eps] to word 2. */
   for (i = 0; i < 16u; ++i) {
     consts[i] = 0u;
   }
@@ -98,12 +94,22 @@ int pccx_rmsnorm(const pccx_rmsnorm_ws* ws, uint32_t x, uint32_t gamma, uint32_t
       pccx_dma_submit(PCCX_DMA_ACP_FMAP, ws->ddr + 16u, 16u, 0u) != PCCX_DMA_OK) {
     return PCCX_OPS_E_DMA;
   }
-  uca_memcpy(UCA_ROUTE_HOST_TO_L2, w + 0u, 0u, ws->shape_slot, 1u);
-  uca_memcpy(UCA_ROUTE_HOST_TO_L2, w + 2u, 0u, ws->shape_slot, 1u);
+  uca_memcpy(UCA_ROUTE_HOST_TO_L2, ws->first + 0u, 0u, ws->shape_slot, 1u);
+  uca_memcpy(UCA_ROUTE_HOST_TO_L2, ws->first + 2u, 0u, ws->shape_slot, 1u);
   if (uca_sync(100000u) != 0 || pccx_dma_wait_status(PCCX_DMA_ACP_FMAP, &st, 1000u) != 0 ||
       pccx_dma_wait_status(PCCX_DMA_ACP_FMAP, &st, 1000u) != 0) {
     return PCCX_OPS_E_DMA;
   }
+  ws->n = n;
+  return PCCX_OPS_OK;
+}
+
+int pccx_rmsnorm(const pccx_rmsnorm_ws* ws, uint32_t x, uint32_t gamma, uint32_t out, uint32_t n) {
+  uint32_t w;
+  if (ws == 0 || n == 0u || ws->n != n) {
+    return PCCX_OPS_E_ARG;
+  }
+  w = ws->first;
   /* Squares: copy x, then MUL(x, copy). */
   uca_memset(0, ws->shape_slot, 1, 1, (uint16_t)n);
   uca_memcpy(PCCX_ROUTE_L2_TO_L2, w + 6u, x, ws->shape_slot, 1u);

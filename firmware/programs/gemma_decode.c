@@ -267,10 +267,7 @@ static int load_gamma(uint64_t addr) {
 
 static int rmsnorm(uint64_t gamma_addr, uint32_t x, uint32_t out) {
   if (load_gamma(gamma_addr) != 0) return -1;
-  /* pccx_rmsnorm stages its constants through ACP_FMAP (two descriptors,
-   * whose statuses it pops after a uca_sync). */
-  if (make_room(PCCX_DMA_ACP_FMAP, 2u) != 0) return -1;
-  if (pccx_rmsnorm(&g_ws, x, g_a.gamma, out, g_m.hidden, (uint16_t)g_m.eps) != PCCX_OPS_OK)
+  if (pccx_rmsnorm(&g_ws, x, g_a.gamma, out, g_m.hidden) != PCCX_OPS_OK)
     return fail_msg("RMSNorm failed", GD_EXIT_DMA);
   return 0;
 }
@@ -469,6 +466,11 @@ int pccx_gemma_decode_run(const uint8_t* block, uint32_t bytes) {
   g_ws.first = g_a.rms;
   g_ws.shape_slot = F_RMS;
   g_ws.ddr = g_m.scratch;
+  g_ws.n = 0u;
+  /* Every RMSNorm of the model is over `hidden` elements: stage 1/hidden
+   * and eps once, so no norm waits for the NPU. */
+  if (pccx_rmsnorm_prepare(&g_ws, g_m.hidden, (uint16_t)g_m.eps) != PCCX_OPS_OK)
+    return fail_msg("RMSNorm constants could not be staged", GD_EXIT_DMA);
 
   /* Shapes that stay for the whole run. */
   const uint32_t last_rows = g_m.vocab - (g_a.tiles - 1u) * g_m.lm_tile;

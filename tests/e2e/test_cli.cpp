@@ -58,8 +58,8 @@ TEST_F(Cli, DecodeRunsTheDecodeCoreOfAModelFile) {
   ASSERT_EQ(r.exit_code, 0) << describe(r);
   EXPECT_TRUE(contains(r.out, "decode core (attention + matrices): tiny, L = 16, N = 2")) << r.out;
   EXPECT_TRUE(contains(r.out, "token 1: ")) << r.out;
-  EXPECT_TRUE(contains(r.out, "580 instructions")) << r.out;
-  EXPECT_TRUE(contains(r.out, "DDR weights: 278816 bytes/token")) << r.out;
+  EXPECT_TRUE(contains(r.out, "517 instructions")) << r.out;
+  EXPECT_TRUE(contains(r.out, "DDR weights: 278144 bytes/token")) << r.out;
 
   const auto no_model = vp({"decode"});
   EXPECT_EQ(no_model.exit_code, 2) << describe(no_model);

@@ -22,7 +22,7 @@ constexpr uint32_t kHidden = 2048;
 constexpr uint64_t kIn = 0x70000000ull, kIn2 = 0x70010000ull, kOut = 0x70020000ull;
 constexpr uint64_t kScratch = 0x70030000ull;
 std::vector<uint16_t> g_x, g_gamma, g_y;
-int g_rc_refuse = 0, g_rc_long = 0;
+int g_rc_refuse = 0, g_rc_long = 0, g_rc_unprepared = 0;
 
 int exp_and_sum(void) {
   pccx_host_write(kIn, g_x.data(), g_x.size() * 2);
@@ -48,9 +48,11 @@ int rmsnorm(void) {
   set_vector_shape(1, kHidden);
   ddr_to_l2(kIn, kHidden * 2, 0x100, 1, 1);
   ddr_to_l2(kIn2, kHidden * 2, 0x400, 1, 2);
-  const pccx_rmsnorm_ws ws = {0x1000, 9, kScratch};
-  g_rc_long = pccx_rmsnorm(&ws, 0x100, 0x400, 0x800, kHidden + 8, 0x3586);
-  if (pccx_rmsnorm(&ws, 0x100, 0x400, 0x800, kHidden, 0x3586 /* 1e-6 */) != PCCX_OPS_OK) return 4;
+  pccx_rmsnorm_ws ws = {0x1000, 9, kScratch, 0};
+  g_rc_long = pccx_rmsnorm_prepare(&ws, kHidden + 8, 0x3586);
+  g_rc_unprepared = pccx_rmsnorm(&ws, 0x100, 0x400, 0x800, kHidden);
+  if (pccx_rmsnorm_prepare(&ws, kHidden, 0x3586 /* 1e-6 */) != PCCX_OPS_OK) return 4;
+  if (pccx_rmsnorm(&ws, 0x100, 0x400, 0x800, kHidden) != PCCX_OPS_OK) return 5;
   set_vector_shape(1, kHidden);  // the op used slot 9, not 1
   l2_to_ddr(0x800, 1, kOut, kHidden * 2, 3);
   return read_result(100000, kOut, g_y.data(), kHidden * 2);
@@ -94,6 +96,7 @@ TEST(VectorOps, RmsNormMatchesTheReference) {
       vp::run_simulation(config::platform_config{}, test_firmware(&rmsnorm, "rmsnorm"), nullptr);
   ASSERT_EQ(r.exit_code, 0) << r.message;
   EXPECT_EQ(g_rc_long, PCCX_OPS_E_LENGTH) << "longer than one CVO";
+  EXPECT_EQ(g_rc_unprepared, PCCX_OPS_E_ARG) << "constants not staged for this length";
   double ss = 0;
   for (uint16_t v : g_x) ss += double(from_bf16(v)) * from_bf16(v);
   const double inv_rms = 1.0 / std::sqrt(ss / kHidden + 1e-6);
