@@ -110,6 +110,11 @@ int pccx_firmware_main(void) {
     (void)pccx_ops_set_cvo_max(pccx_ops_cvo_max());
     (void)pccx_cvo_long(UCA_CVO_EXP, 0x100u, 0x200u, 4096u, 0u, 0u);
     (void)pccx_reduce_sum_long(0x200u, 4096u, 0x300u, 0u);
+    pccx_line line;
+    pccx_line_start(&line, "x ");
+    pccx_line_dec(&line, 42u);
+    pccx_line_hex(&line, 0x2Au);
+    pccx_simctl_print(line.text);
     (void)pccx_rmsnorm_prepare(&ws, 64u, 0x3586u);
     (void)pccx_rmsnorm(&ws, 0x400u, 0x500u, 0x600u, pccx_rmsnorm_words(64u));
   }

@@ -32,6 +32,18 @@ void pccx_simctl_marker(const char* text);
 void pccx_simctl_exit(int code);
 uint64_t pccx_simctl_time_ns(void);
 
+/* A line of text built without a C library, for pccx_simctl_print: text is
+ * always NUL-terminated; what does not fit is cut off. */
+typedef struct {
+  char text[200];
+  unsigned n;
+} pccx_line;
+/* Empties the line and starts it with `prefix`. */
+void pccx_line_start(pccx_line* l, const char* prefix);
+void pccx_line_str(pccx_line* l, const char* s);
+void pccx_line_dec(pccx_line* l, uint64_t v);
+void pccx_line_hex(pccx_line* l, uint64_t v); /* 0x, lower case, no leading zeros */
+
 #ifdef __cplusplus
 }
 #endif

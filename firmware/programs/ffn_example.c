@@ -80,49 +80,13 @@ typedef struct {
   uint64_t x, w_gate, w_down, y;
 } ffn_params;
 
-/* One printed line, built without a C library. */
-typedef struct {
-  char text[200];
-  unsigned n;
-} line_buf;
-
-static void put_str(line_buf* l, const char* s) {
-  while (*s && l->n + 1u < sizeof l->text) l->text[l->n++] = *s++;
-  l->text[l->n] = '\0';
-}
-
-static void put_dec(line_buf* l, uint64_t v) {
-  char digits[24];
-  unsigned d = 0;
-  do {
-    digits[d++] = (char)('0' + v % 10u);
-    v /= 10u;
-  } while (v);
-  while (d && l->n + 1u < sizeof l->text) l->text[l->n++] = digits[--d];
-  l->text[l->n] = '\0';
-}
-
-static void put_hex(line_buf* l, uint64_t v) {
-  char digits[16];
-  unsigned d = 0;
-  do {
-    digits[d++] = "0123456789abcdef"[v & 0xFu];
-    v >>= 4;
-  } while (v);
-  put_str(l, "0x");
-  while (d && l->n + 1u < sizeof l->text) l->text[l->n++] = digits[--d];
-  l->text[l->n] = '\0';
-}
-
-static void start(line_buf* l, const char* what) {
-  l->n = 0;
-  l->text[0] = '\0';
-  put_str(l, "ffn_example: ");
-  put_str(l, what);
+static void start(pccx_line* l, const char* what) {
+  pccx_line_start(l, "ffn_example: ");
+  pccx_line_str(l, what);
 }
 
 /* Prints the line and ends the run with `code`. */
-static int fail(line_buf* l, int code) {
+static int fail(pccx_line* l, int code) {
   pccx_simctl_print(l->text);
   pccx_simctl_exit(code);
   return code;
@@ -147,23 +111,23 @@ static uint32_t record_bytes(uint32_t k) {
 
 /* Checks the block; on a problem prints why and returns the exit code. */
 static int check_params(const ffn_params* p) {
-  line_buf l;
+  pccx_line l;
   if (p->magic != FFN_PARAM_MAGIC) {
     start(&l, "bad parameter block at ");
-    put_hex(&l, FFN_PARAM_ADDR);
-    put_str(&l, ": magic ");
-    put_hex(&l, p->magic);
-    put_str(&l, ", expected ");
-    put_hex(&l, FFN_PARAM_MAGIC);
-    put_str(&l, " (\"FFN1\")");
+    pccx_line_hex(&l, FFN_PARAM_ADDR);
+    pccx_line_str(&l, ": magic ");
+    pccx_line_hex(&l, p->magic);
+    pccx_line_str(&l, ", expected ");
+    pccx_line_hex(&l, FFN_PARAM_MAGIC);
+    pccx_line_str(&l, " (\"FFN1\")");
     return fail(&l, FFN_EXIT_BAD_MAGIC);
   }
   if (p->d == 0 || p->f == 0 || p->d % 8u != 0) {
     start(&l, "bad sizes D = ");
-    put_dec(&l, p->d);
-    put_str(&l, ", F = ");
-    put_dec(&l, p->f);
-    put_str(&l, ": D must be a positive multiple of 8 and F positive");
+    pccx_line_dec(&l, p->d);
+    pccx_line_str(&l, ", F = ");
+    pccx_line_dec(&l, p->f);
+    pccx_line_str(&l, ": D must be a positive multiple of 8 and F positive");
     return fail(&l, FFN_EXIT_BAD_SIZE);
   }
   /* x, gate outputs, GELU outputs and y side by side in L2. */
@@ -171,37 +135,37 @@ static int check_params(const ffn_params* p) {
       FFN_L2_BASE + 2ull * (((uint64_t)p->d + 7u) / 8u) + 2ull * (((uint64_t)p->f + 7u) / 8u);
   if (l2_end > FFN_L2_WORDS) {
     start(&l, "D = ");
-    put_dec(&l, p->d);
-    put_str(&l, ", F = ");
-    put_dec(&l, p->f);
-    put_str(&l, " do not fit L2: ");
-    put_dec(&l, l2_end - FFN_L2_BASE);
-    put_str(&l, " words needed from word ");
-    put_hex(&l, FFN_L2_BASE);
-    put_str(&l, ", the L2 has ");
-    put_dec(&l, FFN_L2_WORDS);
+    pccx_line_dec(&l, p->d);
+    pccx_line_str(&l, ", F = ");
+    pccx_line_dec(&l, p->f);
+    pccx_line_str(&l, " do not fit L2: ");
+    pccx_line_dec(&l, l2_end - FFN_L2_BASE);
+    pccx_line_str(&l, " words needed from word ");
+    pccx_line_hex(&l, FFN_L2_BASE);
+    pccx_line_str(&l, ", the L2 has ");
+    pccx_line_dec(&l, FFN_L2_WORDS);
     return fail(&l, FFN_EXIT_L2_FIT);
   }
   if (p->d > FFN_SHAPE_MAX || p->f > FFN_SHAPE_MAX) {
     start(&l, "D = ");
-    put_dec(&l, p->d);
-    put_str(&l, ", F = ");
-    put_dec(&l, p->f);
-    put_str(&l, ": a shape extent above 65535 does not fit the MEMSET fields");
+    pccx_line_dec(&l, p->d);
+    pccx_line_str(&l, ", F = ");
+    pccx_line_dec(&l, p->f);
+    pccx_line_str(&l, ": a shape extent above 65535 does not fit the MEMSET fields");
     return fail(&l, FFN_EXIT_BAD_SIZE);
   }
   if (p->flags != 0 || ((p->x | p->w_gate | p->w_down | p->y) & 15u) != 0) {
     start(&l, "bad parameter block: flags ");
-    put_hex(&l, p->flags);
-    put_str(&l, " must be 0 and every address a multiple of 16 (x ");
-    put_hex(&l, p->x);
-    put_str(&l, ", w_gate ");
-    put_hex(&l, p->w_gate);
-    put_str(&l, ", w_down ");
-    put_hex(&l, p->w_down);
-    put_str(&l, ", y ");
-    put_hex(&l, p->y);
-    put_str(&l, ")");
+    pccx_line_hex(&l, p->flags);
+    pccx_line_str(&l, " must be 0 and every address a multiple of 16 (x ");
+    pccx_line_hex(&l, p->x);
+    pccx_line_str(&l, ", w_gate ");
+    pccx_line_hex(&l, p->w_gate);
+    pccx_line_str(&l, ", w_down ");
+    pccx_line_hex(&l, p->w_down);
+    pccx_line_str(&l, ", y ");
+    pccx_line_hex(&l, p->y);
+    pccx_line_str(&l, ")");
     return fail(&l, FFN_EXIT_BAD_ADDRESS);
   }
   return 0;
@@ -227,22 +191,22 @@ static int expect_status(unsigned channel, unsigned tag, const char* what) {
   st.errors = 0;
   const int rc = pccx_dma_wait_status(channel, &st, STATUS_POLLS);
   if (rc == PCCX_DMA_OK && st.tag == tag) return 0;
-  line_buf l;
+  pccx_line l;
   start(&l, "DMA ");
-  put_str(&l, what);
+  pccx_line_str(&l, what);
   if (rc == PCCX_DMA_E_TIMEOUT) {
-    put_str(&l, ": no status");
+    pccx_line_str(&l, ": no status");
   } else {
-    put_str(&l, ": status tag ");
-    put_dec(&l, st.tag);
-    put_str(&l, ", error bits ");
-    put_hex(&l, st.errors);
+    pccx_line_str(&l, ": status tag ");
+    pccx_line_dec(&l, st.tag);
+    pccx_line_str(&l, ", error bits ");
+    pccx_line_hex(&l, st.errors);
   }
   return fail(&l, FFN_EXIT_DMA);
 }
 
 int pccx_firmware_main(void) {
-  line_buf l;
+  pccx_line l;
   if (uca_init() != 0) {
     start(&l, "NPU does not answer");
     return fail(&l, FFN_EXIT_NO_NPU);
@@ -306,17 +270,17 @@ int pccx_firmware_main(void) {
     pccx_npu_error err;
     (void)pccx_npu_read_error(&err);
     start(&l, "NPU error ");
-    put_hex(&l, err.code);
-    put_str(&l, " on instruction #");
-    put_dec(&l, err.sequence);
-    put_str(&l, " (word ");
-    put_hex(&l, err.instruction);
-    put_str(&l, ")");
+    pccx_line_hex(&l, err.code);
+    pccx_line_str(&l, " on instruction #");
+    pccx_line_dec(&l, err.sequence);
+    pccx_line_str(&l, " (word ");
+    pccx_line_hex(&l, err.instruction);
+    pccx_line_str(&l, ")");
     return fail(&l, FFN_EXIT_NPU_ERROR);
   }
   if (rc == PCCX_SYNC_API_ERROR) {
     start(&l, "the driver refused a call, API error ");
-    put_dec(&l, (uint64_t)pccx_uca_take_api_error());
+    pccx_line_dec(&l, (uint64_t)pccx_uca_take_api_error());
     return fail(&l, FFN_EXIT_API_ERROR);
   }
   if (rc != 0) {
@@ -334,14 +298,14 @@ int pccx_firmware_main(void) {
     return FFN_EXIT_DMA;
 
   start(&l, "y = W_down * GELU(W_gate * x), D = ");
-  put_dec(&l, D);
-  put_str(&l, ", F = ");
-  put_dec(&l, F);
-  put_str(&l, ": ");
-  put_dec(&l, pccx_npu_read_counter(PCCX_PERF_GEMV_MACS));
-  put_str(&l, " MACs, done at ");
-  put_dec(&l, pccx_simctl_time_ns());
-  put_str(&l, " ns");
+  pccx_line_dec(&l, D);
+  pccx_line_str(&l, ", F = ");
+  pccx_line_dec(&l, F);
+  pccx_line_str(&l, ": ");
+  pccx_line_dec(&l, pccx_npu_read_counter(PCCX_PERF_GEMV_MACS));
+  pccx_line_str(&l, " MACs, done at ");
+  pccx_line_dec(&l, pccx_simctl_time_ns());
+  pccx_line_str(&l, " ns");
   pccx_simctl_print(l.text);
   uca_deinit();
   return 0;

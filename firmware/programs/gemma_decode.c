@@ -88,43 +88,19 @@ typedef struct {
   pccx_kv_handle kv[2];
 } gd_model;
 
-/* One printed line, built without a C library. */
-typedef struct {
-  char text[200];
-  unsigned n;
-} line_buf;
-
-static void put_str(line_buf* l, const char* s) {
-  while (*s && l->n + 1u < sizeof l->text) l->text[l->n++] = *s++;
-  l->text[l->n] = '\0';
+static void start(pccx_line* l, const char* what) {
+  pccx_line_start(l, "decode: ");
+  pccx_line_str(l, what);
 }
 
-static void put_dec(line_buf* l, uint64_t v) {
-  char digits[24];
-  unsigned d = 0;
-  do {
-    digits[d++] = (char)('0' + v % 10u);
-    v /= 10u;
-  } while (v);
-  while (d && l->n + 1u < sizeof l->text) l->text[l->n++] = digits[--d];
-  l->text[l->n] = '\0';
-}
-
-static void start(line_buf* l, const char* what) {
-  l->n = 0;
-  l->text[0] = '\0';
-  put_str(l, "decode: ");
-  put_str(l, what);
-}
-
-static int fail(line_buf* l, int code) {
+static int fail(pccx_line* l, int code) {
   pccx_simctl_print(l->text);
   pccx_simctl_exit(code);
   return code;
 }
 
 static int fail_msg(const char* what, int code) {
-  line_buf l;
+  pccx_line l;
   start(&l, what);
   return fail(&l, code);
 }
@@ -160,11 +136,11 @@ static int pop_one(unsigned ch) {
   pccx_dma_status st;
   st.errors = 0;
   if (pccx_dma_wait_status(ch, &st, STATUS_POLLS) != PCCX_DMA_OK || st.errors != 0) {
-    line_buf l;
+    pccx_line l;
     start(&l, "DMA channel ");
-    put_dec(&l, ch);
-    put_str(&l, ": no status or error bits ");
-    put_dec(&l, st.errors);
+    pccx_line_dec(&l, ch);
+    pccx_line_str(&l, ": no status or error bits ");
+    pccx_line_dec(&l, st.errors);
     return fail(&l, GD_EXIT_DMA);
   }
   --g_outstanding[ch];
@@ -280,11 +256,11 @@ static int gemv_matrix(const gd_matrix* m, uint32_t dst, uint32_t src, uint8_t f
 }
 
 static void marker2(const char* a, uint32_t t, const char* b, uint32_t l, int with_l) {
-  line_buf m;
+  pccx_line m;
   start(&m, a);
-  put_dec(&m, t);
-  put_str(&m, b);
-  if (with_l) put_dec(&m, l);
+  pccx_line_dec(&m, t);
+  pccx_line_str(&m, b);
+  if (with_l) pccx_line_dec(&m, l);
   pccx_simctl_marker(m.text);
 }
 
@@ -382,11 +358,11 @@ static int finish_token(void) {
   if (rc == PCCX_SYNC_NPU_ERROR) {
     pccx_npu_error err;
     (void)pccx_npu_read_error(&err);
-    line_buf l;
+    pccx_line l;
     start(&l, "NPU error ");
-    put_dec(&l, err.code);
-    put_str(&l, " on instruction #");
-    put_dec(&l, err.sequence);
+    pccx_line_dec(&l, err.code);
+    pccx_line_str(&l, " on instruction #");
+    pccx_line_dec(&l, err.sequence);
     return fail(&l, GD_EXIT_NPU_ERROR);
   }
   if (rc != 0) return fail_msg("uca_sync timed out", GD_EXIT_TIMEOUT);
@@ -508,13 +484,13 @@ int pccx_gemma_decode_run(const uint8_t* block, uint32_t bytes) {
     if (finish_token() != 0) return GD_EXIT_TIMEOUT;
     const uint64_t t1 = pccx_simctl_time_ns(), i1 = pccx_npu_retired();
     marker2("token ", t, " end", 0, 0);
-    line_buf l;
+    pccx_line l;
     start(&l, "token ");
-    put_dec(&l, t);
-    put_str(&l, " latency_ns ");
-    put_dec(&l, t1 - t0);
-    put_str(&l, " instructions ");
-    put_dec(&l, i1 - i0);
+    pccx_line_dec(&l, t);
+    pccx_line_str(&l, " latency_ns ");
+    pccx_line_dec(&l, t1 - t0);
+    pccx_line_str(&l, " instructions ");
+    pccx_line_dec(&l, i1 - i0);
     pccx_simctl_print(l.text);
   }
   uca_deinit();

@@ -50,3 +50,40 @@ uint64_t pccx_simctl_time_ns(void) {
   uint32_t hi = simctl_read(PCCX_SIMCTL_TIME_NS_HI);
   return ((uint64_t)hi << 32) | (uint64_t)lo;
 }
+
+void pccx_line_str(pccx_line* l, const char* s) {
+  while (*s && l->n + 1u < sizeof l->text) l->text[l->n++] = *s++;
+  l->text[l->n] = '\0';
+}
+
+void pccx_line_start(pccx_line* l, const char* prefix) {
+  l->n = 0;
+  l->text[0] = '\0';
+  pccx_line_str(l, prefix);
+}
+
+static void put_digits(pccx_line* l, const char* digits, unsigned d) {
+  while (d && l->n + 1u < sizeof l->text) l->text[l->n++] = digits[--d];
+  l->text[l->n] = '\0';
+}
+
+void pccx_line_dec(pccx_line* l, uint64_t v) {
+  char digits[24];
+  unsigned d = 0;
+  do {
+    digits[d++] = (char)('0' + v % 10u);
+    v /= 10u;
+  } while (v);
+  put_digits(l, digits, d);
+}
+
+void pccx_line_hex(pccx_line* l, uint64_t v) {
+  char digits[16];
+  unsigned d = 0;
+  do {
+    digits[d++] = "0123456789abcdef"[v & 0xFu];
+    v >>= 4;
+  } while (v);
+  pccx_line_str(l, "0x");
+  put_digits(l, digits, d);
+}

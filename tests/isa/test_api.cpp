@@ -278,3 +278,23 @@ TEST_F(CaptureTest, SimctlPresentChecksMagic) {
   EXPECT_EQ(pccx_simctl_present(), 1);
   EXPECT_EQ(read_offsets(), (std::vector<uint32_t>{0x00100000u, 0x00100000u}));
 }
+
+// The firmware's line builder for sim-control prints: decimal, hex and text
+// appended in order, always terminated, cut off at the buffer's end.
+TEST(SimctlLine, FormatsNumbersAndCutsAtTheEnd) {
+  pccx_line l;
+  pccx_line_start(&l, "decode: ");
+  pccx_line_str(&l, "token ");
+  pccx_line_dec(&l, 0);
+  pccx_line_str(&l, " at ");
+  pccx_line_hex(&l, 0xA0000000ull);
+  pccx_line_str(&l, " n=");
+  pccx_line_dec(&l, 18446744073709551615ull);
+  EXPECT_STREQ(l.text, "decode: token 0 at 0xa0000000 n=18446744073709551615");
+  for (int i = 0; i < 50; ++i) pccx_line_str(&l, "0123456789");
+  EXPECT_EQ(l.n, sizeof l.text - 1);
+  EXPECT_EQ(l.text[sizeof l.text - 1], '\0');
+  pccx_line_start(&l, "");
+  pccx_line_hex(&l, 0);
+  EXPECT_STREQ(l.text, "0x0");
+}

@@ -11,6 +11,7 @@
 #include <iterator>
 #include <string>
 
+#include "doc_block.h"
 #include "kv_test_util.h"
 
 using namespace kvtest;
@@ -20,11 +21,6 @@ namespace {
 
 std::string source_path(const std::string& rel) {
   return std::string(PCCX_SOURCE_DIR) + "/" + rel;
-}
-
-std::string read_text(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  return std::string(std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>());
 }
 
 std::string fmt(const char* f, double v) {
@@ -76,26 +72,8 @@ std::string codebook_table() {
 }
 
 void check_block(const std::string& name, const std::string& want) {
-  const std::string path = source_path("docs/kv-formats.md");
-  std::string doc = read_text(path);
-  ASSERT_FALSE(doc.empty()) << path << " is missing";
-  const std::string begin =
-      "<!-- " + name + ":begin (generated; see tests/kv/test_kv_docs.cpp) -->\n";
-  const std::string end = "<!-- " + name + ":end -->";
-  const size_t b = doc.find(begin);
-  const size_t e = doc.find(end);
-  ASSERT_NE(b, std::string::npos) << "no " << begin << "in " << path;
-  ASSERT_NE(e, std::string::npos) << "no " << end << " in " << path;
-  const size_t body = b + begin.size();
-  ASSERT_LE(body, e);
-  if (doc.substr(body, e - body) != want && std::getenv("PCCX_UPDATE_DOCS")) {
-    doc.replace(body, e - body, want);
-    std::ofstream(path, std::ios::binary) << doc;
-    return;
-  }
-  EXPECT_EQ(doc.substr(body, e - body), want)
-      << "the " << name << " table in docs/kv-formats.md is stale; regenerate it with\n"
-      << "  PCCX_UPDATE_DOCS=1 ctest --test-dir <build> -R KvDocs";
+  pccx::test::check_doc_block(source_path("docs/kv-formats.md"), name, "tests/kv/test_kv_docs.cpp",
+                              "KvDocs", want);
 }
 
 }  // namespace

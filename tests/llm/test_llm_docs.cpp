@@ -5,6 +5,7 @@
 #include <cstdio>
 #include <cstdlib>
 
+#include "doc_block.h"
 #include "llm_test_util.h"
 
 using namespace pccx::llm;
@@ -199,26 +200,8 @@ std::string notes_block() {
 }
 
 void check_block(const std::string& name, const std::string& want) {
-  const std::string path = llmtest::source_path("docs/model-config.md");
-  std::string doc = llmtest::read_text(path);
-  ASSERT_FALSE(doc.empty()) << path << " is missing";
-  const std::string begin =
-      "<!-- " + name + ":begin (generated; see tests/llm/test_llm_docs.cpp) -->\n";
-  const std::string end = "<!-- " + name + ":end -->";
-  const size_t b = doc.find(begin);
-  const size_t e = doc.find(end);
-  ASSERT_NE(b, std::string::npos) << "no " << begin << "in " << path;
-  ASSERT_NE(e, std::string::npos) << "no " << end << " in " << path;
-  const size_t body = b + begin.size();
-  ASSERT_LE(body, e);
-  if (doc.substr(body, e - body) != want && std::getenv("PCCX_UPDATE_DOCS")) {
-    doc.replace(body, e - body, want);
-    std::ofstream(path, std::ios::binary) << doc;
-    return;
-  }
-  EXPECT_EQ(doc.substr(body, e - body), want)
-      << "the " << name << " block in docs/model-config.md is stale; regenerate it with\n"
-      << "  PCCX_UPDATE_DOCS=1 ctest --test-dir <build> -R LlmDocs";
+  pccx::test::check_doc_block(llmtest::source_path("docs/model-config.md"), name,
+                              "tests/llm/test_llm_docs.cpp", "LlmDocs", want);
 }
 
 }  // namespace
