@@ -27,17 +27,24 @@ std::string printed(const vp::run_result& r) {
   return s;
 }
 
+// Runs `tokens` decode tokens of configs/models/<model>.json from context L.
+workload::decode_report decode(const char* model, uint64_t context, uint32_t tokens,
+                               const config::platform_config& cfg) {
+  const auto m =
+      llm::load_model(std::string(PCCX_SOURCE_DIR) + "/configs/models/" + model + ".json");
+  workload::decode_options o;
+  o.context = context;
+  o.tokens = tokens;
+  return workload::run_decode(cfg, m, o);
+}
+
 }  // namespace
 
 // tiny.json: 10 layers, hidden 64, 2 query heads on 1 KV head of 32, FFN
 // 128, vocab 512; layers 0..4 store K/V, 4 and 9 are global, local layers
 // keep 8 tokens; FP16 K/V records of 32 x 2 = 64 bytes.
 TEST(Decode, TinyInstructionsAndBytesPerTokenMatchTheHandCount) {
-  const auto m = llm::load_model(PCCX_SOURCE_DIR "/configs/models/tiny.json");
-  workload::decode_options o;
-  o.context = 16;
-  o.tokens = 2;
-  const auto rep = workload::run_decode(timing(), m, o);
+  const auto rep = decode("tiny", 16, 2, timing());
   ASSERT_EQ(rep.run.exit_code, 0) << printed(rep.run);
   std::cout << rep.text();
 
@@ -83,11 +90,7 @@ TEST(Decode, TinyInstructionsAndBytesPerTokenMatchTheHandCount) {
 // One Gemma 3n E4B token (as released: 512-token local windows) at
 // L = 1,024 completes; the figures docs/decode.md quotes.
 TEST(Decode, GemmaOneTokenAt1KCompletes) {
-  const auto m = llm::load_model(PCCX_SOURCE_DIR "/configs/models/gemma3n-e4b.json");
-  workload::decode_options o;
-  o.context = 1024;
-  o.tokens = 1;
-  const auto rep = workload::run_decode(timing(), m, o);
+  const auto rep = decode("gemma3n-e4b", 1024, 1, timing());
   ASSERT_EQ(rep.run.exit_code, 0) << printed(rep.run);
   std::cout << rep.text();
   ASSERT_EQ(rep.latency_ns.size(), 1u);
@@ -106,11 +109,7 @@ TEST(Decode, GemmaOneTokenAt1KCompletes) {
 // The same token with the model as documented by pccx (every layer attends
 // the whole history: one ring group, 7 x 1,025 + 28 x 1,025 K/V reads).
 TEST(Decode, GemmaAsDocumentedOneTokenAt1KCompletes) {
-  const auto m = llm::load_model(PCCX_SOURCE_DIR "/configs/models/gemma3n-e4b-pccx-doc.json");
-  workload::decode_options o;
-  o.context = 1024;
-  o.tokens = 1;
-  const auto rep = workload::run_decode(timing(), m, o);
+  const auto rep = decode("gemma3n-e4b-pccx-doc", 1024, 1, timing());
   ASSERT_EQ(rep.run.exit_code, 0) << printed(rep.run);
   std::cout << rep.text();
   // 35 layers x 2 KV heads x 1,025 tokens x (512 + 512) FP16 bytes.
@@ -123,11 +122,7 @@ TEST(Decode, GemmaAsDocumentedOneTokenAt1KCompletes) {
 // the values carry no meaning): the same instructions retire without an
 // NPU error and the same bytes move.
 TEST(Decode, TinyRunsTheSameSequenceInFunctionalMode) {
-  const auto m = llm::load_model(PCCX_SOURCE_DIR "/configs/models/tiny.json");
-  workload::decode_options o;
-  o.context = 16;
-  o.tokens = 2;
-  const auto rep = workload::run_decode(config::platform_config{}, m, o);
+  const auto rep = decode("tiny", 16, 2, config::platform_config{});
   ASSERT_EQ(rep.run.exit_code, 0) << printed(rep.run);
   ASSERT_EQ(rep.instructions.size(), 2u);
   EXPECT_EQ(rep.instructions[0], 517u);
