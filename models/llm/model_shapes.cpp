@@ -156,8 +156,11 @@ std::vector<vector_param> vector_params(const model_config& m) {
     if (m.has_altup()) {
       out.push_back({"altup_router_norm", l, m.hidden});
       out.push_back({"altup_output_scale", l, m.hidden});
-      out.push_back({"altup_prediction_coefs", l, s * s * s});
-      out.push_back({"altup_correction_coefs", l, s * s});
+      // One coefficient per 16-byte word (element 0, the rest zero): the
+      // SFU takes a SCALE's scalar from element 0 of a word
+      // (docs/decode-model.md).
+      out.push_back({"altup_prediction_coefs", l, s * s * s * 8});
+      out.push_back({"altup_correction_coefs", l, s * s * 8});
     }
   }
   out.push_back({"final_norm", -1, m.hidden});

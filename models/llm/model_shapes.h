@@ -90,7 +90,8 @@ struct vector_param {
 // Per layer: input_norm, post_attn_norm, pre_ffn_norm, post_ffn_norm,
 // q_norm and k_norm (qk_norm; k_norm on storing layers), laurel_norm,
 // ple_post_norm, altup_router_norm, altup_output_scale,
-// altup_prediction_coefs (streams^3), altup_correction_coefs (streams^2).
+// altup_prediction_coefs (streams^3 words), altup_correction_coefs
+// (streams^2 words); a coefficient word is 8 elements, the value in element 0.
 // Then final_norm and ple_proj_norm.
 std::vector<vector_param> vector_params(const model_config& m);
 // Each vector padded to 16 bytes.

@@ -138,9 +138,9 @@ TEST(ModelShapes, GemmaTablesAndParameters) {
   EXPECT_EQ(embedding_table_bytes(m), 0u);  // tied: the LM head's records
   // Per storing layer: 4 norms x 4,096 + q_norm 512 + k_norm 512 +
   // laurel_norm 4,096 + ple_post_norm 4,096 + router norm 4,096 + output
-  // scale 4,096 + 64 + 16 coefficients (128 + 32 bytes) = 33,952; shared
-  // layers 512 less; then final_norm 4,096 and ple_proj_norm 512.
-  EXPECT_EQ(vector_param_bytes(m), 20u * 33952 + 15u * 33440 + 4096 + 512);
+  // scale 4,096 + 64 + 16 coefficient words of 16 bytes (1,280) = 35,072;
+  // shared layers 512 less; then final_norm 4,096 and ple_proj_norm 512.
+  EXPECT_EQ(vector_param_bytes(m), 20u * 35072 + 15u * 34560 + 4096 + 512);
 }
 
 TEST(ModelShapes, GemmaMacs) {
