@@ -13,13 +13,13 @@
  *  72  u64 consts (16 bytes: BF16 softcap c in element 0)
  *  80  u64 final_norm (hidden BF16)
  *  88  matrix lm_head
- * 128  ring[0]  160 ring[1]
- * 192  layer records, GD_LAYER_BYTES each
+ * 128  ring[0]  168 ring[1]
+ * 208  layer records, GD_LAYER_BYTES each
  *
  * Matrix (GD_MATRIX_BYTES): u64 even-row half, u64 odd-row half, u32 rows,
  *   u32 cols, u32 record bytes, u32 even bytes, u32 odd bytes, u32 0.
  * Ring (GD_RING_BYTES): u64 base, u64 bytes, u32 layers, u32 max_tokens,
- *   u32 K record bytes, u32 V record bytes.
+ *   u32 K record bytes, u32 V record bytes, u32 sinks, u32 0.
  * Layer: u32 ffn, u32 ring, u32 ring layer index, u32 stores K/V,
  *   u64 input_norm, u64 pre_ffn_norm, then 7 matrices q k v o gate up down
  *   (k and v all zero on a layer that stores nothing). */
@@ -34,9 +34,9 @@ extern "C" {
 
 #define GD_PARAM_ADDR_DEFAULT 0x10000000ull
 #define GD_MAGIC 0x31434447u /* "GDC1" */
-#define GD_HEADER_BYTES 192u
+#define GD_HEADER_BYTES 208u
 #define GD_MATRIX_BYTES 40u
-#define GD_RING_BYTES 32u
+#define GD_RING_BYTES 40u
 #define GD_LAYER_BYTES (32u + 7u * GD_MATRIX_BYTES)
 #define GD_OFF_LM_HEAD 88u
 #define GD_OFF_RINGS 128u

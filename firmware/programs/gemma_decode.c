@@ -399,8 +399,8 @@ static int parse(const uint8_t* b, uint32_t bytes) {
     pccx_kv_handle* h = &g_m.kv[r];
     pccx_kv_configure(h, le32(p + 16), g_m.kv_heads, le32(p + 24), le32(p + 28), le64(p),
                       le64(p + 8));
-    pccx_kv_set_sinks(h, 0u);
-    if (pccx_kv_init(h, le32(p + 20)) != PCCX_KV_OK)
+    if (pccx_kv_set_sinks(h, le32(p + 32)) != PCCX_KV_OK || le32(p + 36) != 0u ||
+        pccx_kv_init(h, le32(p + 20)) != PCCX_KV_OK)
       return fail_msg("KV ring configuration refused", GD_EXIT_KV);
     /* The ring already holds the context: the write position is advanced
      * directly (no prefill is simulated). */

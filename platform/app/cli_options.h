@@ -27,9 +27,9 @@ struct cli_options {
   uint32_t kv_tokens = 2048, kv_heads = 4;
   uint64_t kv_seed = 1;
   std::string out_dir;
-  // decode: the model file, context L, tokens N, ring cap (0 = L + N).
+  // decode: the model file, context L, tokens N, ring cap (0 = L + N), sinks.
   std::string model;
-  uint32_t context = 1024, decode_tokens = 1, ring_cap = 0;
+  uint32_t context = 1024, decode_tokens = 1, ring_cap = 0, sinks = 0;
   config::config_layers layers;
   std::string dump_config;
   bool validate_only = false;

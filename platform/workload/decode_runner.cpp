@@ -102,6 +102,9 @@ std::vector<uint8_t> decode_param_block(const llm::model_config& m, const llm::d
     put32(b, at + 20, g.max_tokens);
     put32(b, at + 24, g.k_record_bytes);
     put32(b, at + 28, g.v_record_bytes);
+    // Sinks on the rings that hold the whole history; a sliding-window
+    // ring keeps only the newest tokens, as the model defines it.
+    put32(b, at + 32, g.name == "kv.local" ? 0 : o.sinks);
   }
   static const char* const names[7] = {"attn_q",   "attn_k", "attn_v",  "attn_o",
                                        "ffn_gate", "ffn_up", "ffn_down"};
@@ -215,7 +218,9 @@ decode_report run_decode(const config::platform_config& base, const llm::model_c
   const llm::kv_formats kvf{config::to_kv_format(cfg.npu.kv.key, m.attention.head_dim),
                             config::to_kv_format(cfg.npu.kv.value, m.attention.head_dim)};
   for (uint32_t t = 0; t < o.tokens; ++t) {
-    rep.bound.push_back(llm::decode_roofline(m, kvf, o.context + 1 + t, llm::roofline_inputs{}));
+    // A capped ring attends at most ring_cap tokens.
+    const uint32_t span = std::min(o.context + 1 + t, o.ring_cap);
+    rep.bound.push_back(llm::decode_roofline(m, kvf, span, llm::roofline_inputs{}));
     bound += rep.bound.back().bound_seconds * 1e9;
     lat += rep.latency_ns[t];
   }
