@@ -1,28 +1,40 @@
-/* The parameter block of the decode core program (firmware/programs/
+/* The parameter block of the decode program (firmware/programs/
  * gemma_decode.c) and its entry with the block in memory. The host side
  * (platform/workload/decode_runner) writes the block; docs/decode.md
- * describes every field. All values little endian.
+ * describes every field, docs/decode-model.md the arithmetic. All values
+ * little endian; f32 fields are IEEE single bits.
  *
  * Header (GD_HEADER_BYTES):
- *   0  u32 magic GD_MAGIC ("GDC1")     4 u32 total bytes of the block
- *   8  u32 layers   12 u32 hidden   16 u32 heads   20 u32 kv_heads
- *  24  u32 head_dim 28 u32 vocab    32 u32 tokens N  36 u32 context L
- *  40  u32 lm_tile (LM-head rows per GEMV tile, even, <= 2048)
- *  44  u32 rings (1 or 2)   48 u32 eps (BF16 bits)   52 u32 flags (0)
- *  56  u64 scratch (32 bytes, RMSNorm constants)   64 u64 logits (2 vocab bytes)
- *  72  u64 consts (16 bytes: BF16 softcap c in element 0)
- *  80  u64 final_norm (hidden BF16)
- *  88  matrix lm_head
- * 128  ring[0]  168 ring[1]
- * 208  layer records, GD_LAYER_BYTES each
+ *   0 u32 magic GD_MAGIC ("GDC2")   4 u32 total bytes of the block
+ *   8 u32 layers   12 u32 hidden   16 u32 heads   20 u32 kv_heads
+ *  24 u32 head_dim 28 u32 vocab    32 u32 tokens N  36 u32 context L
+ *  40 u32 lm_tile (LM-head rows per GEMV tile, multiple of 8, <= 2048)
+ *  44 u32 rings (1 or 2)   48 u32 eps (BF16 bits)   52 u32 flags (GD_F_*)
+ *  56 u64 scratch (GD_SCRATCH_BYTES of DDR for staging)
+ *  64 u64 logits (2 x vocab bytes; token t at logits + t x stride)
+ *  72 u64 embedding table (0: tied, rows of the LM head)
+ *  80 u64 final_norm   88 matrix lm_head
+ * 128 ring[0]  168 ring[1]
+ * 208 u32 streams S   212 u32 active stream   216 u32 per-layer dim P
+ * 220 u32 laurel rank 224 u32 per-layer vocab 228 u32 sparse FFN layers
+ * 232 f32 cutoff z    236 f32 final softcap (0 none)  240 f32 q scale
+ * 244 u32 table format (0 int4, 1 int8, 2 bf16)  248 u32 table scale group
+ * 252 u32 table row bytes  256 u64 per-layer table  264 u64 ple_proj_norm
+ * 272 u32 weight scale group  276 u32 weights carry scales (0/1)
+ * 280 matrix ple_model_proj  320 matrix rotation (rotated KV: H / sqrt(d))
+ * 360 u32 offset of the AltUp matrices (proj.1 .. proj.S-1, then
+ *     unproj.1 .. unproj.S-1)  364 u32 offset of the layer records
+ * 368 u32 offset of the token ids (N u32)  372 u32 offset of the RoPE
+ *     inverse frequencies (d/2 f32 local, then d/2 f32 global)
+ * 376 u32 logits stride (0: every token writes the same logits)  380 u32 0
  *
  * Matrix (GD_MATRIX_BYTES): u64 even-row half, u64 odd-row half, u32 rows,
  *   u32 cols, u32 record bytes, u32 even bytes, u32 odd bytes, u32 0.
  * Ring (GD_RING_BYTES): u64 base, u64 bytes, u32 layers, u32 max_tokens,
  *   u32 K record bytes, u32 V record bytes, u32 sinks, u32 0.
- * Layer: u32 ffn, u32 ring, u32 ring layer index, u32 stores K/V,
- *   u64 input_norm, u64 pre_ffn_norm, then 7 matrices q k v o gate up down
- *   (k and v all zero on a layer that stores nothing). */
+ * Layer (GD_LAYER_BYTES): u32 ffn, u32 ring, u32 ring layer index, u32
+ *   stores K/V, u32 global, u32 sparse FFN; 12 u64 vector addresses
+ *   (GD_V_*); 12 matrices (GD_M_*). Absent parts are all zero. */
 #ifndef PCCX_GEMMA_DECODE_H
 #define PCCX_GEMMA_DECODE_H
 
@@ -33,15 +45,44 @@ extern "C" {
 #endif
 
 #define GD_PARAM_ADDR_DEFAULT 0x10000000ull
-#define GD_MAGIC 0x31434447u /* "GDC1" */
-#define GD_HEADER_BYTES 208u
+#define GD_MAGIC 0x32434447u /* "GDC2" */
+#define GD_HEADER_BYTES 384u
 #define GD_MATRIX_BYTES 40u
 #define GD_RING_BYTES 40u
-#define GD_LAYER_BYTES (32u + 7u * GD_MATRIX_BYTES)
+#define GD_LAYER_BYTES (24u + 12u * 8u + 12u * GD_MATRIX_BYTES)
 #define GD_OFF_LM_HEAD 88u
 #define GD_OFF_RINGS 128u
+#define GD_OFF_PLE_PROJ 280u
+#define GD_OFF_ROTATION 320u
 #define GD_MAX_LAYERS 256u
-#define GD_MAX_BLOCK (GD_HEADER_BYTES + GD_MAX_LAYERS * GD_LAYER_BYTES)
+#define GD_MAX_STREAMS 8u
+#define GD_MAX_TOKENS 4096u
+#define GD_MAX_HEAD_DIM 2048u
+#define GD_MAX_BLOCK                                                                      \
+  (GD_HEADER_BYTES + 2u * (GD_MAX_STREAMS - 1u) * GD_MATRIX_BYTES +                     \
+   GD_MAX_LAYERS * GD_LAYER_BYTES + 4u * GD_MAX_TOKENS + 4u * GD_MAX_HEAD_DIM)
+#define GD_SCRATCH_BYTES 294912u
+
+/* Flags (header offset 52). */
+#define GD_F_QK_NORM 1u
+#define GD_F_V_NORM 2u
+#define GD_F_ROTATED_K 4u /* keys rotated: rotate the queries */
+#define GD_F_ROTATED_V 8u /* values rotated: rotate the outputs back */
+
+/* Vector order inside a layer record. */
+#define GD_V_INPUT_NORM 0u
+#define GD_V_POST_ATTN_NORM 1u
+#define GD_V_PRE_FFN_NORM 2u
+#define GD_V_POST_FFN_NORM 3u
+#define GD_V_Q_NORM 4u
+#define GD_V_K_NORM 5u
+#define GD_V_LAUREL_NORM 6u
+#define GD_V_PLE_POST_NORM 7u
+#define GD_V_ROUTER_NORM 8u
+#define GD_V_OUTPUT_SCALE 9u
+#define GD_V_PRED_COEFS 10u
+#define GD_V_CORR_COEFS 11u
+#define GD_VECTORS 12u
 
 /* Matrix order inside a layer record. */
 #define GD_Q 0u
@@ -51,6 +92,12 @@ extern "C" {
 #define GD_GATE 4u
 #define GD_UP 5u
 #define GD_DOWN 6u
+#define GD_ROUTER 7u
+#define GD_LAUREL_LEFT 8u
+#define GD_LAUREL_RIGHT 9u
+#define GD_PLE_GATE 10u
+#define GD_PLE_PROJ 11u
+#define GD_MATRICES 12u
 
 /* Exit codes. */
 #define GD_EXIT_NO_NPU 1

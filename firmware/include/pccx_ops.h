@@ -65,6 +65,20 @@ int pccx_rmsnorm_prepare(pccx_rmsnorm_ws* ws, uint32_t n, uint16_t eps_bf16);
  * waits. */
 int pccx_rmsnorm(const pccx_rmsnorm_ws* ws, uint32_t x, uint32_t gamma, uint32_t out, uint32_t n);
 
+/* "No operand" for the optional arguments of pccx_rmsnorm_ex. */
+#define PCCX_OPS_NONE 0xFFFFFFFFu
+
+/* out = x / sqrt(mean(x^2) + eps), times gamma (a vector) unless gamma is
+ * PCCX_OPS_NONE, times element 0 of word `scalar` unless that is
+ * PCCX_OPS_NONE. The scalar must not lie in the workspace. Issues 10 or 11
+ * instructions (one less without gamma, one more with the scalar). */
+int pccx_rmsnorm_ex(const pccx_rmsnorm_ws* ws, uint32_t x, uint32_t gamma, uint32_t out, uint32_t n,
+                    uint32_t scalar);
+
+/* Word `dst` = {sqrt(mean(x^2) + eps), ...}: the magnitude a vector is
+ * matched to. Issues 8 instructions. */
+int pccx_rms_value(const pccx_rmsnorm_ws* ws, uint32_t x, uint32_t dst, uint32_t n);
+
 #ifdef __cplusplus
 }
 #endif

@@ -104,12 +104,9 @@ int pccx_rmsnorm_prepare(pccx_rmsnorm_ws* ws, uint32_t n, uint16_t eps_bf16) {
   return PCCX_OPS_OK;
 }
 
-int pccx_rmsnorm(const pccx_rmsnorm_ws* ws, uint32_t x, uint32_t gamma, uint32_t out, uint32_t n) {
-  uint32_t w;
-  if (ws == 0 || n == 0u || ws->n != n) {
-    return PCCX_OPS_E_ARG;
-  }
-  w = ws->first;
+/* mean(x^2) + eps into workspace word 3, then its square root. */
+static void rms_into_word3(const pccx_rmsnorm_ws* ws, uint32_t x, uint32_t n) {
+  const uint32_t w = ws->first;
   /* Squares: copy x, then MUL(x, copy). */
   uca_memset(0, ws->shape_slot, 1, 1, (uint16_t)n);
   uca_memcpy(PCCX_ROUTE_L2_TO_L2, w + 6u, x, ws->shape_slot, 1u);
@@ -118,9 +115,38 @@ int pccx_rmsnorm(const pccx_rmsnorm_ws* ws, uint32_t x, uint32_t gamma, uint32_t
   uca_cvo(UCA_CVO_SCALE, w + 0u, w + 3u, 1u, 0u, 1u); /* mean = sum / n */
   uca_cvo(PCCX_CVO_ADD, w + 2u, w + 3u, 1u, 0u, 1u);  /* + eps */
   uca_cvo(UCA_CVO_SQRT, w + 3u, w + 3u, 1u, 0u, 1u);  /* rms */
+}
+
+int pccx_rmsnorm_ex(const pccx_rmsnorm_ws* ws, uint32_t x, uint32_t gamma, uint32_t out, uint32_t n,
+                    uint32_t scalar) {
+  uint32_t w;
+  if (ws == 0 || n == 0u || ws->n != n) {
+    return PCCX_OPS_E_ARG;
+  }
+  w = ws->first;
+  rms_into_word3(ws, x, n);
   uca_cvo(UCA_CVO_RECIP, w + 3u, w + 5u, 1u, 0u, 1u); /* 1 / rms, before the vector */
+  if (scalar != PCCX_OPS_NONE) {
+    uca_cvo(PCCX_CVO_MUL, scalar, w + 5u, 1u, 0u, 1u);
+  }
   uca_memcpy(PCCX_ROUTE_L2_TO_L2, w + 6u, x, ws->shape_slot, 1u);
   uca_cvo(UCA_CVO_SCALE, w + 5u, out, (uint16_t)n, 0u, 1u);
-  uca_cvo(PCCX_CVO_MUL, gamma, out, (uint16_t)n, 0u, 1u);
+  if (gamma != PCCX_OPS_NONE) {
+    uca_cvo(PCCX_CVO_MUL, gamma, out, (uint16_t)n, 0u, 1u);
+  }
+  return PCCX_OPS_OK;
+}
+
+int pccx_rmsnorm(const pccx_rmsnorm_ws* ws, uint32_t x, uint32_t gamma, uint32_t out, uint32_t n) {
+  return pccx_rmsnorm_ex(ws, x, gamma, out, n, PCCX_OPS_NONE);
+}
+
+int pccx_rms_value(const pccx_rmsnorm_ws* ws, uint32_t x, uint32_t dst, uint32_t n) {
+  if (ws == 0 || n == 0u || ws->n != n) {
+    return PCCX_OPS_E_ARG;
+  }
+  rms_into_word3(ws, x, n);
+  uca_memset(0, ws->shape_slot, 1, 1, 8u);
+  uca_memcpy(PCCX_ROUTE_L2_TO_L2, dst, ws->first + 3u, ws->shape_slot, 1u);
   return PCCX_OPS_OK;
 }

@@ -1,29 +1,33 @@
-/* gemma_decode: the decode core (attention + matrices) of a Gemma-style
- * model on the NPU, N tokens after a context of L tokens.
+/* gemma_decode: the per-token decode of a Gemma-3n-style model on the NPU,
+ * N tokens after a context of L tokens already in the KV rings. The
+ * arithmetic is docs/decode-model.md; the instruction sequence and the
+ * parameter block are docs/decode.md.
  *
- * Per token, per layer: RMSNorm, GEMV Q (and K, V on the layers that store
- * K/V, then the MEMCPY kv-append of every KV head into its ring slot),
- * attention per KV head for its query heads together (GEMV key rows with
- * findemax, EXP with sub_emax, REDUCE_SUM per head, GEMV value accumulate on
- * the unnormalised exponentials, SCALE of each head's outputs by 1/sum),
- * GEMV O, residual ADD, RMSNorm, GEMV gate and up, GELU, MUL, GEMV down,
- * residual ADD. After the layers: RMSNorm, the LM head in tiles of lm_tile
- * rows, the softcap c tanh(x / c) as SCALE (1/c), TANH, SCALE (c), and the
- * logits to DDR. AltUp, LAuReL, the per-layer inputs, the QK/V norms, RoPE,
- * the post-attention and post-FFN norms and the FFN sparsity are not issued
- * (docs/decode.md lists the consequences).
+ * The CPU's share per token: the embedding row and the per-layer embedding
+ * row of the token (read from DDR, dequantised, scaled and staged as BF16),
+ * the RoPE cos/sin tables of the position (in double precision: a BF16
+ * angle cannot hold pos x frequency) and the KV rings' write position.
+ * Everything else is NPU instructions: GEMVs for every matrix, the SFU for
+ * norms, AltUp, softmax, GELU, the FFN cutoff and the softcap, MEMCPY for
+ * moves, KV appends and logits.
  *
- * Weight streams: each matrix's even-row half on HP2, odd-row half on HP3,
- * CLASS weights. K/V streams: pccx_kv_submit_stream_split over HP2 + HP3,
- * CLASS kv_read. Appends: ACP_RESULT, CLASS kv_write. Norm weights and the
- * RMSNorm constants: ACP_FMAP, CLASS weights. Logits: ACP_RESULT, CLASS
- * activations. The softcap scalar words are loaded once before the first
- * token (ACP_FMAP, CLASS host).
+ * Scalars on the SFU: a scalar lives in element 0 of an L2 word. SCALE
+ * takes its scalar from the word before its vector, so every vector that
+ * is scaled by a computed scalar has a slot word in front of it; a 1-row
+ * GEMV leaves its result in element 0 of a word (elements 1..7 zero).
+ *
+ * Weight streams: a matrix's even-row half on HP2, odd-row half on HP3
+ * (a 1-row GEMV takes its record on HP2), CLASS weights. K/V streams:
+ * pccx_kv_submit_stream_split over HP2 + HP3, CLASS kv_read. Appends:
+ * ACP_RESULT, CLASS kv_write. Norm weights and AltUp coefficients: ACP_FMAP,
+ * CLASS weights. Staged rows and tables: ACP_FMAP, CLASS activations.
+ * Logits: ACP_RESULT, CLASS activations. Constants, once per run: ACP_FMAP,
+ * CLASS host.
  *
  * Markers: "decode: token <t>" and "decode: token <t> end" around each
  * token (the end after uca_sync and every DMA status), "decode: token <t>
- * layer <l>" and "decode: token <t> exit" as the layers are issued. Per
- * token it prints "decode: token <t> latency_ns <ns> instructions <n>". */
+ * layer <l>" and "decode: token <t> exit" as the parts are issued. Per token
+ * it prints "decode: token <t> latency_ns <ns> instructions <n>". */
 #include <stdint.h>
 
 #include "pccx_dma.h"
@@ -47,6 +51,7 @@
 #define HEAD_PARALLEL 0x10u /* parallel_lane bit 4, all cores */
 #define GEMV_KEY_ROWS 1u
 #define GEMV_VALUE_ACC 2u
+#define ROPE_TABLE_MAX 8192u /* heads x head_dim of one RoPE table */
 
 /* fmap_shape slots */
 #define F_D 1u
@@ -59,6 +64,17 @@
 #define F_TILE_LAST 8u
 #define F_RMS 9u
 #define F_WORD 10u
+#define F_RMS_D 11u
+#define F_RMS_P 12u
+#define F_P 13u
+#define F_LP 14u
+#define F_R 15u
+#define F_HALF 16u
+#define F_K16 17u
+#define F_PRED 18u
+#define F_CORR 19u
+#define F_ONES 20u
+#define F_KV 21u
 /* weight_shape slots */
 #define W_Q 1u
 #define W_KV 2u
@@ -69,6 +85,37 @@
 #define W_VALUES 7u
 #define W_TILE 8u
 #define W_TILE_LAST 9u
+#define W_ROW 10u
+#define W_LL 11u
+#define W_LR 12u
+#define W_PG 13u
+#define W_PP 14u
+#define W_HH 15u
+#define W_PLEM 16u
+#define W_ROT 17u
+
+/* Constant words (element 0), staged once: K_BASE + index. */
+#define K_ONE 0u
+#define K_NEG1 1u
+#define K_ZERO 2u
+#define K_INV_SQRT2 3u
+#define K_INV_S 4u
+#define K_Z 5u
+#define K_SOFTCAP 6u
+#define K_WORDS 16u
+
+/* DDR scratch (bytes from the block's scratch address). */
+#define S_WS_H 0u
+#define S_WS_D 32u
+#define S_WS_P 64u
+#define S_CONSTS 128u   /* K_WORDS words */
+#define S_ONES_W 384u   /* GD_MAX_STREAMS words {1, 0, ...} */
+#define S_MASKS 640u    /* 16 words: elements < r, then elements >= r */
+#define S_INV_N 896u    /* one word: 1 / ffn of a sparse layer */
+#define S_ONES 1024u    /* 2,048 BF16 ones */
+#define S_EMBED 8192u   /* hidden BF16 */
+#define S_PLE 16384u    /* layers x P BF16 */
+#define S_ROPE 147456u  /* 8 tables of heads x head_dim BF16 */
 
 typedef struct {
   uint64_t even, odd;
@@ -76,16 +123,25 @@ typedef struct {
 } gd_matrix;
 
 typedef struct {
-  uint32_t ffn, ring, ring_index, stores;
-  uint64_t input_norm, pre_ffn_norm;
-  gd_matrix m[7];
+  uint32_t ffn, ring, ring_index, stores, global, sparse;
+  uint64_t v[GD_VECTORS];
+  gd_matrix m[GD_MATRICES];
 } gd_layer;
 
 typedef struct {
-  uint32_t layers, hidden, heads, kv_heads, head_dim, vocab, tokens, context, lm_tile, rings, eps;
-  uint64_t scratch, logits, consts, final_norm;
-  gd_matrix lm;
+  uint32_t layers, hidden, heads, kv_heads, head_dim, vocab, tokens, context, lm_tile, rings, eps,
+      flags;
+  uint64_t scratch, logits, embed_table, final_norm;
+  uint32_t logits_stride;
+  gd_matrix lm, ple_model_proj, rotation;
   pccx_kv_handle kv[2];
+  uint32_t streams, active, ple_dim, laurel, ple_vocab, sparse_layers;
+  float z, softcap, q_scale;
+  uint32_t table_format, table_group, table_row_bytes, weight_group, weight_scales;
+  uint64_t ple_table, ple_proj_norm;
+  gd_matrix altup_proj[GD_MAX_STREAMS], altup_unproj[GD_MAX_STREAMS];
+  const uint8_t* token_ids;
+  const uint8_t* inv_freq; /* d/2 f32 local, d/2 f32 global */
 } gd_model;
 
 static void start(pccx_line* l, const char* what) {
@@ -113,6 +169,15 @@ static uint64_t le64(const uint8_t* p) {
   return (uint64_t)le32(p) | ((uint64_t)le32(p + 4) << 32);
 }
 
+static float f32_of(uint32_t bits) {
+  union {
+    uint32_t u;
+    float f;
+  } v;
+  v.u = bits;
+  return v.f;
+}
+
 static uint32_t words_of(uint32_t elements) {
   return (elements + 7u) / 8u;
 }
@@ -127,6 +192,49 @@ static void read_matrix(const uint8_t* p, gd_matrix* m) {
   m->odd_bytes = le32(p + 32);
 }
 
+/* ---- CPU arithmetic: BF16, INT4 records, sin/cos ---- */
+
+static uint16_t bf16_of(float f) {
+  union {
+    float f;
+    uint32_t u;
+  } v;
+  v.f = f;
+  if ((v.u & 0x7F800000u) == 0x7F800000u) return (uint16_t)(v.u >> 16); /* inf, NaN */
+  return (uint16_t)((v.u + 0x7FFFu + ((v.u >> 16) & 1u)) >> 16);
+}
+
+static float float_of_bf16(uint16_t b) {
+  return f32_of((uint32_t)b << 16);
+}
+
+static double sqrt_of(double x) {
+  double r = x > 1.0 ? x : 1.0;
+  if (x <= 0.0) return 0.0;
+  for (int i = 0; i < 60; ++i) r = 0.5 * (r + x / r);
+  return r;
+}
+
+/* sin and cos of a >= 0: Cody-Waite reduction by pi/2, Taylor on
+ * [-pi/4, pi/4] (error below 1e-15 for a < 2^20). */
+static void sincos_of(double a, double* s, double* c) {
+  const double pio2_hi = 1.5707963267341256e+00, pio2_lo = 6.0771005065061922e-11;
+  const double k = (double)(int64_t)(a * 0.63661977236758134 + 0.5);
+  const double r = (a - k * pio2_hi) - k * pio2_lo, r2 = r * r;
+  double sn = r, cs = 1.0, term_s = r, term_c = 1.0;
+  for (int n = 1; n <= 9; ++n) {
+    term_s *= -r2 / (double)((2 * n) * (2 * n + 1));
+    term_c *= -r2 / (double)((2 * n - 1) * (2 * n));
+    sn += term_s;
+    cs += term_c;
+  }
+  switch ((int64_t)k & 3) {
+    case 0: *s = sn, *c = cs; break;
+    case 1: *s = cs, *c = -sn; break;
+    case 2: *s = -sn, *c = -cs; break;
+    default: *s = -cs, *c = sn; break;
+  }
+}
 /* ---- DMA bookkeeping: descriptors whose status is not yet popped ---- */
 
 static uint32_t g_outstanding[PCCX_DMA_CHANNELS];
@@ -184,6 +292,13 @@ static int stream_rows(const gd_matrix* m, uint32_t r0, uint32_t n) {
   return 0;
 }
 
+/* Row r alone, for a 1-row GEMV: its record on HP2 (a GEMV's row 0 comes
+ * from its first FIFO). */
+static int stream_row(const gd_matrix* m, uint32_t r) {
+  const uint64_t at = (r % 2u ? m->odd : m->even) + (uint64_t)(r / 2u) * m->rec;
+  return submit(PCCX_DMA_HP2, at, m->rec, PCCX_DMA_CLASS_WEIGHTS);
+}
+
 /* One KV stream (layer, head, K|V) split over HP2 + HP3. */
 static int stream_kv(const pccx_kv_handle* h, uint32_t index, uint32_t head, int is_value) {
   static const unsigned channels[2] = {PCCX_DMA_HP2, PCCX_DMA_HP3};
@@ -200,50 +315,118 @@ static int stream_kv(const pccx_kv_handle* h, uint32_t index, uint32_t head, int
 /* ---- L2 layout (words) ---- */
 
 typedef struct {
-  uint32_t x, xn, q, k, v, scores, exps, out, z, attn, t, gate, up, gamma, rms, logits, end;
-  uint32_t z_stride, tile_stride, tiles;
+  uint32_t k, ones_w, masks, bc_slot, bc_out, xs, pred, dl, acc, yb, t, t2, xn, lau, lt, rn, me;
+  uint32_t q, qr, qrot, k_, kr, v, rope, scores, exps, out, z, attn, attn2, ao, a, gate, up, sq,
+      sp, gamma, gamma_d, gamma_p, ws_h, ws_d, ws_p, pr, cc, cr, cc2, tw, pli, pp, gp, logits, end;
+  uint32_t wh, xs_stride, z_stride, tile_stride, tiles, pr_stride, cr_stride, rope_words;
 } gd_l2;
 
-static uint32_t plan_l2(const gd_model* g, uint32_t ffn_max, uint32_t span_max, gd_l2* a) {
-  const uint32_t G = g->heads / g->kv_heads, hd = g->head_dim;
-  uint32_t at = L2_BASE;
-  a->x = at, at += words_of(g->hidden);
-  a->xn = at, at += words_of(g->hidden);
-  a->q = at, at += words_of(g->heads * hd);
-  a->k = at, at += words_of(g->kv_heads * hd);
-  a->v = at, at += words_of(g->kv_heads * hd);
-  a->scores = at, at += words_of(G * span_max);
-  a->exps = at, at += words_of(G * span_max);
-  a->out = at, at += words_of(G * hd);
+static uint32_t g_at;
+static uint32_t take(uint32_t words) {
+  const uint32_t a = g_at;
+  g_at += words;
+  return a;
+}
+
+static uint32_t plan_l2(const gd_model* g, uint32_t ffn_max, uint32_t span_max, int any_sparse,
+                        gd_l2* a) {
+  const uint32_t G = g->heads / g->kv_heads, hd = g->head_dim, S = g->streams;
+  const uint32_t wh = words_of(g->hidden), wq = words_of(g->heads * hd);
+  const uint32_t wkv = words_of(g->kv_heads * hd), lp = g->layers * g->ple_dim;
+  g_at = L2_BASE;
+  a->wh = wh;
+  a->k = take(K_WORDS);
+  a->ones_w = take(16u);
+  a->masks = take(16u);
+  a->bc_slot = take(1u + CVO_MAX / 8u); /* slot, then 2,048 ones */
+  a->bc_out = take(CVO_MAX / 8u);
+  a->xs_stride = 1u + wh;
+  a->xs = take(S * a->xs_stride);
+  a->pred = take(S * wh);
+  a->dl = take(1u + wh);
+  a->acc = take(1u + wh);
+  a->yb = take(wh);
+  a->t = take(wh);
+  a->t2 = take(wh);
+  a->xn = take(wh);
+  a->lau = take(wh);
+  a->lt = take(words_of(g->laurel) + 1u);
+  a->rn = take(wh);
+  a->me = take(1u);
+  a->q = take(wq);
+  a->qr = take(wq);
+  a->qrot = take(wq);
+  a->k_ = take(wkv);
+  a->kr = take(wkv);
+  a->v = take(wkv);
+  a->rope_words = wq;
+  a->rope = take(8u * wq); /* q: cos, sin local, cos, sin global; then k's */
+  a->scores = take(words_of(G * span_max) + 1u);
+  a->exps = take(words_of(G * span_max) + 1u);
+  a->out = take(words_of(G * hd));
   a->z_stride = 1u + words_of(hd);
-  a->z = at, at += G * a->z_stride;
-  a->attn = at, at += words_of(g->heads * hd);
-  a->t = at, at += words_of(g->hidden);
-  a->gate = at, at += words_of(ffn_max);
-  a->up = at, at += words_of(ffn_max);
-  a->gamma = at, at += words_of(g->hidden);
-  a->rms = at, at += pccx_rmsnorm_words(g->hidden);
+  a->z = take(G * a->z_stride);
+  a->attn = take(wq);
+  a->attn2 = take(wq);
+  a->ao = take(1u + wh); /* slot, then the attention block's output */
+  a->a = take(wh);
+  a->gate = take(words_of(ffn_max));
+  a->up = take(words_of(ffn_max));
+  a->sq = any_sparse ? take(words_of(ffn_max)) : g_at;
+  a->sp = take(8u);
+  a->gamma = take(wh);
+  a->gamma_d = take(words_of(hd));
+  a->gamma_p = take(words_of(g->ple_dim) + 1u);
+  a->ws_h = take(pccx_rmsnorm_words(g->hidden));
+  a->ws_d = take(pccx_rmsnorm_words(hd));
+  a->ws_p = take(pccx_rmsnorm_words(g->ple_dim ? g->ple_dim : 8u));
+  a->pr_stride = 1u + S * S;
+  a->pr = take(S * a->pr_stride);
+  a->cc = take(S * S);
+  a->cr_stride = 1u + S;
+  a->cr = take(S * a->cr_stride);
+  a->cc2 = take(S);
+  a->tw = take(S * S > 1u ? S * S : 1u);
+  a->pli = take(words_of(lp) + 1u);
+  a->pp = take(words_of(lp) + 1u);
+  a->gp = take(words_of(g->ple_dim) + 1u);
   a->tiles = (g->vocab + g->lm_tile - 1u) / g->lm_tile;
   a->tile_stride = 1u + words_of(g->lm_tile);
-  a->logits = at, at += a->tiles * a->tile_stride;
-  a->end = at;
-  return at;
+  a->logits = take(a->tiles * a->tile_stride);
+  a->end = g_at;
+  return g_at;
 }
 
 static gd_model g_m;
 static gd_layer g_layers[GD_MAX_LAYERS];
 static gd_l2 g_a;
-static pccx_rmsnorm_ws g_ws;
+static pccx_rmsnorm_ws g_ws_h, g_ws_d, g_ws_p;
 
-static int load_gamma(uint64_t addr) {
-  if (submit(PCCX_DMA_ACP_FMAP, addr, 2u * g_m.hidden, PCCX_DMA_CLASS_WEIGHTS) != 0) return -1;
-  uca_memcpy(UCA_ROUTE_HOST_TO_L2, g_a.gamma, 0, F_D, 0);
+/* ---- issue helpers ---- */
+
+static uint32_t kw(uint32_t index) {
+  return g_a.k + index;
+}
+
+static void copy_word(uint32_t dst, uint32_t src) {
+  uca_memcpy(PCCX_ROUTE_L2_TO_L2, dst, src, F_WORD, 0);
+}
+
+/* n elements from DDR `addr` (BF16) into L2 `dst`, with fmap slot `shape`
+ * holding n. */
+static int load(uint64_t addr, uint32_t bytes, uint32_t dst, uint8_t shape, unsigned cls) {
+  if (submit(PCCX_DMA_ACP_FMAP, addr, bytes, cls) != 0) return -1;
+  uca_memcpy(UCA_ROUTE_HOST_TO_L2, dst, 0, shape, 0);
   return 0;
 }
 
-static int rmsnorm(uint64_t gamma_addr, uint32_t x, uint32_t out) {
+static int load_gamma(uint64_t addr) {
+  return load(addr, 2u * g_m.hidden, g_a.gamma, F_D, PCCX_DMA_CLASS_WEIGHTS);
+}
+
+static int norm_h(uint64_t gamma_addr, uint32_t x, uint32_t out) {
   if (load_gamma(gamma_addr) != 0) return -1;
-  if (pccx_rmsnorm(&g_ws, x, g_a.gamma, out, g_m.hidden) != PCCX_OPS_OK)
+  if (pccx_rmsnorm(&g_ws_h, x, g_a.gamma, out, g_m.hidden) != PCCX_OPS_OK)
     return fail_msg("RMSNorm failed", GD_EXIT_DMA);
   return 0;
 }
@@ -255,6 +438,35 @@ static int gemv_matrix(const gd_matrix* m, uint32_t dst, uint32_t src, uint8_t f
   return 0;
 }
 
+/* dst[0] = src[0] * dst[0], element 0 only. */
+static void smul(uint32_t src, uint32_t dst) {
+  uca_cvo(PCCX_CVO_MUL, src, dst, 1u, 0, 0);
+}
+
+static void sadd(uint32_t src, uint32_t dst) {
+  uca_cvo(PCCX_CVO_ADD, src, dst, 1u, 0, 0);
+}
+
+/* dst = element 0 of `slot` times the n elements after it (n <= CVO_MAX). */
+static void scale_after(uint32_t slot, uint32_t dst, uint32_t n) {
+  uca_cvo(UCA_CVO_SCALE, slot, dst, (uint16_t)n, 0, 0);
+}
+
+/* An element-wise CVO whose source is one vector of at most CVO_MAX
+ * elements applied to every CVO_MAX piece of dst (n elements). */
+static void repeat_onto(uint8_t func, uint32_t src, uint32_t dst, uint32_t n) {
+  for (uint32_t done = 0; done < n; done += CVO_MAX) {
+    const uint32_t len = n - done < CVO_MAX ? n - done : CVO_MAX;
+    uca_cvo(func, src, dst + done / 8u, (uint16_t)len, 0, 0);
+  }
+}
+
+/* bc_out = element 0 of word `scalar`, repeated min(n, CVO_MAX) times. */
+static void broadcast(uint32_t scalar, uint32_t n) {
+  copy_word(g_a.bc_slot, scalar);
+  scale_after(g_a.bc_slot, g_a.bc_out, n < CVO_MAX ? n : CVO_MAX);
+}
+
 static void marker2(const char* a, uint32_t t, const char* b, uint32_t l, int with_l) {
   pccx_line m;
   start(&m, a);
@@ -263,18 +475,277 @@ static void marker2(const char* a, uint32_t t, const char* b, uint32_t l, int wi
   if (with_l) pccx_line_dec(&m, l);
   pccx_simctl_marker(m.text);
 }
+/* ---- CPU staging, per token ---- */
 
-static int attention(const gd_layer* ly, uint32_t head) {
+static uint8_t g_row[140000];
+static uint16_t g_stage[65536];
+
+static float int4_at(const uint8_t* values, uint32_t k) {
+  const uint8_t b = values[k / 2u];
+  int v = k % 2u ? (b >> 4) : (b & 0xF);
+  return (float)(v >= 8 ? v - 16 : v);
+}
+
+/* Element k of a row: BF16 scales (n of them, one per `group` values, or
+ * one for the row when group is 0), then the values. */
+static float dequant(const uint8_t* row, uint32_t k, uint32_t width, uint32_t format,
+                     uint32_t group, int scaled) {
+  const uint32_t scales = !scaled ? 0u : group == 0u ? 1u : (width + group - 1u) / group;
+  const uint8_t* values = row + 2u * scales;
+  float s = 1.0f;
+  if (scaled) {
+    const uint32_t j = group == 0u ? 0u : k / group;
+    s = float_of_bf16((uint16_t)(row[2u * j] | (row[2u * j + 1u] << 8)));
+  }
+  if (format == 2u) return float_of_bf16((uint16_t)(values[2u * k] | (values[2u * k + 1u] << 8)));
+  if (format == 1u) return (float)(int8_t)values[k] * s;
+  return int4_at(values, k) * s;
+}
+
+static int stage_token(uint32_t tok, uint32_t pos) {
+  const uint32_t H = g_m.hidden;
+  /* Embedding row x sqrt(hidden). */
+  const uint64_t row = g_m.embed_table != 0u
+                           ? g_m.embed_table + (uint64_t)tok * g_m.lm.rec
+                           : (tok % 2u ? g_m.lm.odd : g_m.lm.even) + (uint64_t)(tok / 2u) * g_m.lm.rec;
+  pccx_host_read(row, g_row, g_m.lm.rec);
+  const float sh = (float)sqrt_of((double)H);
+  for (uint32_t k = 0; k < H; ++k)
+    g_stage[k] = bf16_of(dequant(g_row, k, H, 0u, g_m.weight_group, (int)g_m.weight_scales) * sh);
+  pccx_host_write(g_m.scratch + S_EMBED, g_stage, 2u * H);
+  /* Per-layer embedding row x sqrt(P) / sqrt(2) (the 1/sqrt(2) of the
+   * per-layer input sum applied here and, for the projection, by the norm). */
+  if (g_m.ple_dim != 0u) {
+    const uint32_t w = g_m.layers * g_m.ple_dim;
+    const uint32_t t = tok < g_m.ple_vocab ? tok : g_m.ple_vocab - 1u;
+    const float sp = (float)(sqrt_of((double)g_m.ple_dim) / sqrt_of(2.0));
+    pccx_host_read(g_m.ple_table + (uint64_t)t * g_m.table_row_bytes, g_row, g_m.table_row_bytes);
+    for (uint32_t k = 0; k < w; ++k)
+      g_stage[k] = bf16_of(
+          dequant(g_row, k, w, g_m.table_format, g_m.table_group, g_m.table_format != 2u) * sp);
+    pccx_host_write(g_m.scratch + S_PLE, g_stage, 2u * w);
+  }
+  /* RoPE tables: cos and the signed sin ([-sin | sin] per head) of both
+   * bases, for the queries (times the q scale) and, when that scale is
+   * not 1, separately for the keys. */
+  const uint32_t hd = g_m.head_dim, half = hd / 2u, nq = g_m.heads * hd;
+  const int separate_k = g_m.q_scale != 1.0f;
+  for (uint32_t set = 0; set < (separate_k ? 2u : 1u); ++set) {
+    const float sc = set == 0u ? g_m.q_scale : 1.0f;
+    const uint32_t heads = set == 0u ? g_m.heads : g_m.kv_heads;
+    for (uint32_t base = 0; base < 2u; ++base) {
+      uint16_t* cs = g_stage;
+      uint16_t* sn = g_stage + heads * hd;
+      for (uint32_t m = 0; m < half; ++m) {
+        const double f = (double)f32_of(le32(g_m.inv_freq + 4u * (base * half + m)));
+        double s, c;
+        sincos_of((double)pos * f, &s, &c);
+        for (uint32_t h = 0; h < heads; ++h) {
+          cs[h * hd + m] = cs[h * hd + m + half] = bf16_of((float)c * sc);
+          sn[h * hd + m] = bf16_of((float)-s * sc);
+          sn[h * hd + m + half] = bf16_of((float)s * sc);
+        }
+      }
+      pccx_host_write(g_m.scratch + S_ROPE + (uint64_t)(set * 4u + base * 2u) * 2u * nq, g_stage,
+                      2u * heads * hd);
+      pccx_host_write(g_m.scratch + S_ROPE + (uint64_t)(set * 4u + base * 2u + 1u) * 2u * nq,
+                      sn, 2u * heads * hd);
+    }
+  }
+  /* Into L2. */
+  if (load(g_m.scratch + S_EMBED, 2u * H, g_a.xs + g_m.active * g_a.xs_stride + 1u, F_D,
+           PCCX_DMA_CLASS_ACTIVATIONS) != 0)
+    return -1;
+  if (g_m.ple_dim != 0u &&
+      load(g_m.scratch + S_PLE, 2u * g_m.layers * g_m.ple_dim, g_a.pli, F_LP,
+           PCCX_DMA_CLASS_ACTIVATIONS) != 0)
+    return -1;
+  for (uint32_t i = 0; i < (separate_k ? 8u : 4u); ++i) {
+    const int is_k = i >= 4u;
+    if (load(g_m.scratch + S_ROPE + (uint64_t)i * 2u * nq, 2u * (is_k ? g_m.kv_heads : g_m.heads) * hd,
+             g_a.rope + i * g_a.rope_words, is_k ? F_KV : F_ATTN, PCCX_DMA_CLASS_ACTIVATIONS) != 0)
+      return -1;
+  }
+  return 0;
+}
+/* ---- the steps of docs/decode-model.md ---- */
+
+static uint32_t xs_vec(uint32_t s) {
+  return g_a.xs + s * g_a.xs_stride + 1u;
+}
+
+static uint32_t xs_slot(uint32_t s) {
+  return g_a.xs + s * g_a.xs_stride;
+}
+
+/* Entry 2 and 3: the other AltUp streams and the per-layer inputs. */
+static int entry(void) {
+  const uint32_t H = g_m.hidden, A = g_m.active;
+  if (g_m.streams > 1u) {
+    if (pccx_rms_value(&g_ws_h, xs_vec(A), g_a.me, H) != PCCX_OPS_OK)
+      return fail_msg("RMS value failed", GD_EXIT_DMA);
+    uint32_t j = 0;
+    for (uint32_t s = 0; s < g_m.streams; ++s) {
+      if (s == A) continue;
+      if (gemv_matrix(&g_m.altup_proj[j++], g_a.t, xs_vec(A), F_D, W_HH) != 0) return -1;
+      pccx_rmsnorm_ex(&g_ws_h, g_a.t, PCCX_OPS_NONE, xs_vec(s), H, g_a.me);
+    }
+  }
+  if (g_m.ple_dim != 0u) {
+    const uint32_t P = g_m.ple_dim;
+    if (gemv_matrix(&g_m.ple_model_proj, g_a.pp, xs_vec(A), F_D, W_PLEM) != 0) return -1;
+    if (load(g_m.ple_proj_norm, 2u * P, g_a.gamma_p, F_P, PCCX_DMA_CLASS_WEIGHTS) != 0) return -1;
+    for (uint32_t i = 0; i < g_m.layers; ++i)
+      pccx_rmsnorm_ex(&g_ws_p, g_a.pp + i * (P / 8u), g_a.gamma_p, g_a.pp + i * (P / 8u), P,
+                      kw(K_INV_SQRT2));
+    pccx_cvo_long(PCCX_CVO_ADD, g_a.pp, g_a.pli, g_m.layers * P, 0, 0);
+  }
+  return 0;
+}
+
+/* r_k of the router (1-row GEMVs: r_k in element 0 of word slot k), then
+ * coefficient column k after it, then tanh. */
+static int router(const gd_layer* ly, uint32_t x, uint32_t base, uint32_t stride, uint64_t coefs,
+                  uint32_t col_words, uint8_t col_shape) {
+  if (norm_h(ly->v[GD_V_ROUTER_NORM], x, g_a.rn) != 0) return -1;
+  for (uint32_t k = 0; k < g_m.streams; ++k) {
+    if (load(coefs + (uint64_t)k * col_words * 16u, col_words * 16u, base + k * stride + 1u,
+             col_shape, PCCX_DMA_CLASS_WEIGHTS) != 0 ||
+        stream_row(&ly->m[GD_ROUTER], k) != 0)
+      return -1;
+    uca_gemv(base + k * stride, g_a.rn, UCA_FLAG_W_SCALE, F_D, W_ROW, 0);
+    uca_cvo(PCCX_CVO_TANH, base + k * stride, base + k * stride, 1u, 0, 0);
+  }
+  return 0;
+}
+
+/* coefs (n words) = sum_k r_k x column k. */
+static void combine(uint32_t base, uint32_t stride, uint32_t n_words, uint32_t dst) {
+  for (uint32_t k = 0; k < g_m.streams; ++k) {
+    scale_after(base + k * stride, k == 0u ? dst : g_a.tw, 8u * n_words);
+    if (k != 0u) uca_cvo(PCCX_CVO_ADD, g_a.tw, dst, (uint16_t)(8u * n_words), 0, 0);
+  }
+}
+
+/* Layer step 1: pred[s] = xs[s] + sum_j c[s][j] xs[j]. */
+static int predict(const gd_layer* ly) {
+  const uint32_t S = g_m.streams, H = g_m.hidden;
+  for (uint32_t s = 0; s < S; ++s)
+    uca_memcpy(PCCX_ROUTE_L2_TO_L2, g_a.pred + s * g_a.wh, xs_vec(s), F_D, 0);
+  if (S == 1u) return 0;
+  if (router(ly, xs_vec(g_m.active), g_a.pr, g_a.pr_stride, ly->v[GD_V_PRED_COEFS], S * S,
+             F_PRED) != 0)
+    return -1;
+  combine(g_a.pr, g_a.pr_stride, S * S, g_a.cc);
+  for (uint32_t s = 0; s < S; ++s)
+    for (uint32_t j = 0; j < S; ++j) {
+      copy_word(xs_slot(j), g_a.cc + s * S + j);
+      scale_after(xs_slot(j), g_a.t, H);
+      uca_cvo(PCCX_CVO_ADD, g_a.t, g_a.pred + s * g_a.wh, (uint16_t)H, 0, 0);
+    }
+  return 0;
+}
+
+/* Layer step 8: xs[s] = pred[s] + (1 + sum_k Wc[s][k] r'_k) (y - pred[A]). */
+static int correct(const gd_layer* ly, uint32_t y) {
+  const uint32_t S = g_m.streams, H = g_m.hidden, A = g_m.active;
+  if (S == 1u) {
+    uca_memcpy(PCCX_ROUTE_L2_TO_L2, xs_vec(0), y, F_D, 0);
+    return 0;
+  }
+  if (router(ly, y, g_a.cr, g_a.cr_stride, ly->v[GD_V_CORR_COEFS], S, F_CORR) != 0) return -1;
+  combine(g_a.cr, g_a.cr_stride, S, g_a.cc2);
+  uca_cvo(PCCX_CVO_ADD, g_a.ones_w, g_a.cc2, (uint16_t)(8u * S), 0, 0);
+  /* delta = y - pred[A] in the vector after slot dl. */
+  uca_memcpy(PCCX_ROUTE_L2_TO_L2, g_a.dl + 1u, g_a.pred + A * g_a.wh, F_D, 0);
+  copy_word(g_a.dl, kw(K_NEG1));
+  scale_after(g_a.dl, g_a.t, H);
+  uca_cvo(PCCX_CVO_ADD, y, g_a.t, (uint16_t)H, 0, 0);
+  uca_memcpy(PCCX_ROUTE_L2_TO_L2, g_a.dl + 1u, g_a.t, F_D, 0);
+  for (uint32_t s = 0; s < S; ++s) {
+    copy_word(g_a.dl, g_a.cc2 + s);
+    scale_after(g_a.dl, xs_vec(s), H);
+    uca_cvo(PCCX_CVO_ADD, g_a.pred + s * g_a.wh, xs_vec(s), (uint16_t)H, 0, 0);
+  }
+  return 0;
+}
+
+/* Layer step 9: the per-layer input into every stream but the active one. */
+static int per_layer_input(const gd_layer* ly, uint32_t li) {
+  const uint32_t S = g_m.streams, H = g_m.hidden, A = g_m.active, P = g_m.ple_dim;
+  if (P == 0u) return 0;
+  uca_memcpy(PCCX_ROUTE_L2_TO_L2, g_a.t, xs_vec(A), F_D, 0);
+  if (S > 1u) {
+    if (load_gamma(ly->v[GD_V_OUTPUT_SCALE]) != 0) return -1;
+    uca_cvo(PCCX_CVO_MUL, g_a.gamma, g_a.t, (uint16_t)H, 0, 0);
+  }
+  if (gemv_matrix(&ly->m[GD_PLE_GATE], g_a.gp, g_a.t, F_D, W_PG) != 0) return -1;
+  uca_cvo(UCA_CVO_GELU, g_a.gp, g_a.gp, (uint16_t)P, 0, 0);
+  uca_cvo(PCCX_CVO_MUL, g_a.pli + li * (P / 8u), g_a.gp, (uint16_t)P, 0, 0);
+  if (gemv_matrix(&ly->m[GD_PLE_PROJ], g_a.t2, g_a.gp, F_P, W_PP) != 0) return -1;
+  if (norm_h(ly->v[GD_V_PLE_POST_NORM], g_a.t2, g_a.t2) != 0) return -1;
+  for (uint32_t s = 0; s < S; ++s)
+    if (s != A || S == 1u) uca_cvo(PCCX_CVO_ADD, g_a.t2, xs_vec(s), (uint16_t)H, 0, 0);
+  return 0;
+}
+
+/* RoPE on n heads at `x`: x = x cos + rotate_half(x) sin (sin signed per
+ * half in the table). `tables` is the cos table; sin follows it. */
+static void rope(uint32_t x, uint32_t xr, uint32_t n, uint32_t tables) {
+  const uint32_t hd = g_m.head_dim, hw = words_of(hd);
+  for (uint32_t h = 0; h < n; ++h) {
+    uca_memcpy(PCCX_ROUTE_L2_TO_L2, xr + h * hw, x + h * hw + hw / 2u, F_HALF, 0);
+    uca_memcpy(PCCX_ROUTE_L2_TO_L2, xr + h * hw + hw / 2u, x + h * hw, F_HALF, 0);
+  }
+  pccx_cvo_long(PCCX_CVO_MUL, tables + g_a.rope_words, xr, n * hd, 0, 0);
+  pccx_cvo_long(PCCX_CVO_MUL, tables, x, n * hd, 0, 0);
+  pccx_cvo_long(PCCX_CVO_ADD, xr, x, n * hd, 0, 0);
+}
+
+/* Per-head RMSNorm over head_dim, in place (gamma in gamma_d, or none). */
+static void head_norms(uint32_t x, uint32_t n, uint32_t gamma) {
+  for (uint32_t h = 0; h < n; ++h)
+    pccx_rmsnorm_ex(&g_ws_d, x + h * words_of(g_m.head_dim), gamma,
+                    x + h * words_of(g_m.head_dim), g_m.head_dim, PCCX_OPS_NONE);
+}
+
+/* Sum of exps elements [a, a + n) into word dst: whole words with
+ * REDUCE_SUM, a partial first or last word masked (the neighbouring head's
+ * elements share it). */
+static void span_sum(uint32_t a, uint32_t n, uint32_t dst) {
+  const uint32_t b = a + n, aw = a / 8u, ar = a % 8u, bw = b / 8u, br = b % 8u;
+  if (aw == bw) {
+    copy_word(g_a.tw, g_a.exps + aw);
+    uca_cvo(PCCX_CVO_MUL, g_a.masks + 8u + ar, g_a.tw, 8u, 0, 0);
+    uca_cvo(PCCX_CVO_MUL, g_a.masks + br, g_a.tw, 8u, 0, 0);
+    uca_cvo(UCA_CVO_REDUCE_SUM, g_a.tw, dst, 8u, 0, 0);
+    return;
+  }
+  const uint32_t first = ar != 0u ? aw + 1u : aw;
+  if (bw > first)
+    pccx_reduce_sum_long(g_a.exps + first, 8u * (bw - first), dst, 0);
+  else
+    copy_word(dst, kw(K_ZERO));
+  const uint32_t part_word[2] = {aw, bw}, mask[2] = {g_a.masks + 8u + ar, g_a.masks + br};
+  const int present[2] = {ar != 0u, br != 0u};
+  for (int i = 0; i < 2; ++i) {
+    if (!present[i]) continue;
+    copy_word(g_a.tw, g_a.exps + part_word[i]);
+    uca_cvo(PCCX_CVO_MUL, mask[i], g_a.tw, 8u, 0, 0);
+    uca_cvo(UCA_CVO_REDUCE_SUM, g_a.tw, dst, 8u, UCA_CVO_FLAG_ACCM, 0);
+  }
+}
+
+static int attention(const gd_layer* ly, uint32_t head, uint32_t q) {
   const uint32_t G = g_m.heads / g_m.kv_heads, hd = g_m.head_dim;
   const pccx_kv_handle* h = &g_m.kv[ly->ring];
   const uint32_t span = pccx_kv_valid_tokens(h);
   /* Scores: G query heads against the key stream of this KV head. */
   if (stream_kv(h, ly->ring_index, head, PCCX_KV_K) != 0) return -1;
-  uca_gemv(g_a.scores, g_a.q + head * words_of(G * hd), UCA_FLAG_FINDEMAX | GEMV_KEY_ROWS, F_KEYS,
+  uca_gemv(g_a.scores, q + head * words_of(G * hd), UCA_FLAG_FINDEMAX | GEMV_KEY_ROWS, F_KEYS,
            W_KEYS, HEAD_PARALLEL);
   pccx_cvo_long(UCA_CVO_EXP, g_a.scores, g_a.exps, G * span, UCA_CVO_FLAG_SUB_EMAX, 0);
-  for (uint32_t m = 0; m < G; ++m)
-    pccx_reduce_sum_long(g_a.exps + m * (span / 8u), span, g_a.z + m * g_a.z_stride, 0);
+  for (uint32_t m = 0; m < G; ++m) span_sum(m * span, span, g_a.z + m * g_a.z_stride);
   /* Outputs: the exponentials weight the value stream. */
   if (stream_kv(h, ly->ring_index, head, PCCX_KV_V) != 0) return -1;
   uca_gemv(g_a.out, g_a.exps, GEMV_VALUE_ACC, F_PROBS, W_VALUES, HEAD_PARALLEL);
@@ -286,21 +757,46 @@ static int attention(const gd_layer* ly, uint32_t head) {
   }
   return 0;
 }
-
 static int layer(uint32_t li) {
   const gd_layer* ly = &g_layers[li];
-  const uint32_t G = g_m.heads / g_m.kv_heads, hd = g_m.head_dim;
+  const uint32_t G = g_m.heads / g_m.kv_heads, hd = g_m.head_dim, H = g_m.hidden;
   const uint32_t span = pccx_kv_valid_tokens(&g_m.kv[ly->ring]);
-  uca_memset(0, F_PROBS, 1, 1, (uint16_t)(G * span));
+  const int qk = (g_m.flags & GD_F_QK_NORM) != 0u;
+  const uint32_t x = g_a.pred + g_m.active * g_a.wh;
+  uca_memset(0, F_PROBS, 1, (uint16_t)G, (uint16_t)span);
   uca_memset(1, W_KEYS, (uint16_t)G, (uint16_t)span, (uint16_t)hd);
   uca_memset(1, W_VALUES, (uint16_t)G, (uint16_t)hd, (uint16_t)span);
 
-  if (rmsnorm(ly->input_norm, g_a.x, g_a.xn) != 0) return -1;
+  if (predict(ly) != 0) return -1;
+  if (norm_h(ly->v[GD_V_INPUT_NORM], x, g_a.xn) != 0) return -1;
+  if (g_m.laurel != 0u) {
+    if (gemv_matrix(&ly->m[GD_LAUREL_LEFT], g_a.lt, g_a.xn, F_D, W_LL) != 0 ||
+        gemv_matrix(&ly->m[GD_LAUREL_RIGHT], g_a.lau, g_a.lt, F_R, W_LR) != 0 ||
+        norm_h(ly->v[GD_V_LAUREL_NORM], g_a.lau, g_a.lau) != 0)
+      return -1;
+    uca_cvo(PCCX_CVO_ADD, g_a.xn, g_a.lau, (uint16_t)H, 0, 0);
+  }
+
+  /* Q (norm, RoPE, scale in the tables), K and V of a storing layer. */
+  const uint32_t tables = g_a.rope + (ly->global ? 2u : 0u) * g_a.rope_words;
+  const uint32_t k_tables = g_m.q_scale != 1.0f ? tables + 4u * g_a.rope_words : tables;
   if (gemv_matrix(&ly->m[GD_Q], g_a.q, g_a.xn, F_D, W_Q) != 0) return -1;
+  if (qk) {
+    if (load(ly->v[GD_V_Q_NORM], 2u * hd, g_a.gamma_d, F_HD, PCCX_DMA_CLASS_WEIGHTS) != 0) return -1;
+    head_norms(g_a.q, g_m.heads, g_a.gamma_d);
+  }
+  rope(g_a.q, g_a.qr, g_m.heads, tables);
   if (ly->stores) {
-    if (gemv_matrix(&ly->m[GD_K], g_a.k, g_a.xn, F_D, W_KV) != 0 ||
+    if (gemv_matrix(&ly->m[GD_K], g_a.k_, g_a.xn, F_D, W_KV) != 0 ||
         gemv_matrix(&ly->m[GD_V], g_a.v, g_a.xn, F_D, W_KV) != 0)
       return -1;
+    if (qk) {
+      if (load(ly->v[GD_V_K_NORM], 2u * hd, g_a.gamma_d, F_HD, PCCX_DMA_CLASS_WEIGHTS) != 0)
+        return -1;
+      head_norms(g_a.k_, g_m.kv_heads, g_a.gamma_d);
+    }
+    rope(g_a.k_, g_a.kr, g_m.kv_heads, k_tables);
+    if (g_m.flags & GD_F_V_NORM) head_norms(g_a.v, g_m.kv_heads, PCCX_OPS_NONE);
     const pccx_kv_handle* h = &g_m.kv[ly->ring];
     for (uint32_t head = 0; head < g_m.kv_heads; ++head)
       for (int is_v = 0; is_v < 2; ++is_v) {
@@ -310,30 +806,104 @@ static int layer(uint32_t li) {
         const uint32_t bytes = is_v ? h->v_record_bytes : h->k_record_bytes;
         if (submit(PCCX_DMA_ACP_RESULT, slot, bytes, PCCX_DMA_CLASS_KV_WRITE) != 0) return -1;
         uca_memcpy(PCCX_ROUTE_KV_APPEND, (uint32_t)is_v,
-                   (is_v ? g_a.v : g_a.k) + head * words_of(hd), F_HD, 0);
+                   (is_v ? g_a.v : g_a.k_) + head * words_of(hd), F_HD, 0);
       }
   }
+  /* Rotated KV: the records hold H k / sqrt(d); rotate the queries the
+   * same way, and rotate the outputs back (H / sqrt(d) is its own inverse). */
+  uint32_t q = g_a.q;
+  if (g_m.flags & GD_F_ROTATED_K) {
+    if (gemv_matrix(&g_m.rotation, g_a.qrot, g_a.q, F_ATTN, W_ROT) != 0) return -1;
+    q = g_a.qrot;
+  }
   for (uint32_t head = 0; head < g_m.kv_heads; ++head)
-    if (attention(ly, head) != 0) return -1;
-  if (gemv_matrix(&ly->m[GD_O], g_a.t, g_a.attn, F_ATTN, W_O) != 0) return -1;
-  pccx_cvo_long(PCCX_CVO_ADD, g_a.t, g_a.x, g_m.hidden, 0, 0);
+    if (attention(ly, head, q) != 0) return -1;
+  uint32_t attn = g_a.attn;
+  if (g_m.flags & GD_F_ROTATED_V) {
+    if (gemv_matrix(&g_m.rotation, g_a.attn2, g_a.attn, F_ATTN, W_ROT) != 0) return -1;
+    attn = g_a.attn2;
+  }
+  /* a = x + norm(W_o attn), with LAuReL (a + lau) / sqrt(2). */
+  const uint32_t a = g_a.ao + 1u;
+  if (gemv_matrix(&ly->m[GD_O], a, attn, F_ATTN, W_O) != 0 ||
+      norm_h(ly->v[GD_V_POST_ATTN_NORM], a, a) != 0)
+    return -1;
+  uca_cvo(PCCX_CVO_ADD, x, a, (uint16_t)H, 0, 0);
+  uint32_t ffn_in = a;
+  if (g_m.laurel != 0u) {
+    uca_cvo(PCCX_CVO_ADD, g_a.lau, a, (uint16_t)H, 0, 0);
+    copy_word(g_a.ao, kw(K_INV_SQRT2));
+    scale_after(g_a.ao, g_a.a, H);
+    ffn_in = g_a.a;
+  }
 
-  if (rmsnorm(ly->pre_ffn_norm, g_a.x, g_a.xn) != 0) return -1;
+  /* FFN, with the gaussian cutoff on a sparse layer. */
+  if (norm_h(ly->v[GD_V_PRE_FFN_NORM], ffn_in, g_a.xn) != 0) return -1;
   uca_memset(0, F_FFN, 1, 1, (uint16_t)ly->ffn);
-  uca_memset(1, W_UP, 1, (uint16_t)ly->ffn, (uint16_t)g_m.hidden);
-  uca_memset(1, W_DOWN, 1, (uint16_t)g_m.hidden, (uint16_t)ly->ffn);
+  uca_memset(1, W_UP, 1, (uint16_t)ly->ffn, (uint16_t)H);
+  uca_memset(1, W_DOWN, 1, (uint16_t)H, (uint16_t)ly->ffn);
   if (gemv_matrix(&ly->m[GD_GATE], g_a.gate, g_a.xn, F_D, W_UP) != 0 ||
       gemv_matrix(&ly->m[GD_UP], g_a.up, g_a.xn, F_D, W_UP) != 0)
     return -1;
+  if (ly->sparse) {
+    const uint32_t sp = g_a.sp, n = ly->ffn;
+    uint16_t inv[8] = {bf16_of(1.0f / (float)n), 0, 0, 0, 0, 0, 0, 0};
+    pccx_host_write(g_m.scratch + S_INV_N, inv, 16u);
+    if (load(g_m.scratch + S_INV_N, 16u, sp, F_WORD, PCCX_DMA_CLASS_ACTIVATIONS) != 0) return -1;
+    pccx_reduce_sum_long(g_a.gate, n, sp + 1u, 0);
+    uca_memcpy(PCCX_ROUTE_L2_TO_L2, g_a.sq, g_a.gate, F_FFN, 0);
+    pccx_cvo_long(PCCX_CVO_MUL, g_a.gate, g_a.sq, n, 0, 0);
+    pccx_reduce_sum_long(g_a.sq, n, sp + 2u, 0);
+    smul(sp, sp + 1u);           /* mean */
+    smul(sp, sp + 2u);           /* mean of squares */
+    copy_word(sp + 3u, sp + 1u); /* variance = E[g^2] - mean^2, at least 0 */
+    smul(sp + 1u, sp + 3u);
+    smul(kw(K_NEG1), sp + 3u);
+    sadd(sp + 2u, sp + 3u);
+    uca_cvo(PCCX_CVO_MAX, sp + 3u, sp + 3u, 1u, 0, 0);
+    uca_cvo(UCA_CVO_SQRT, sp + 3u, sp + 3u, 1u, 0, 0);
+    smul(kw(K_Z), sp + 3u); /* cutoff = mean + z std, negated */
+    sadd(sp + 1u, sp + 3u);
+    smul(kw(K_NEG1), sp + 3u);
+    broadcast(sp + 3u, n);
+    repeat_onto(PCCX_CVO_ADD, g_a.bc_out, g_a.gate, n);
+    pccx_cvo_long(PCCX_CVO_MAX, g_a.gate, g_a.gate, n, 0, 0);
+  }
   pccx_cvo_long(UCA_CVO_GELU, g_a.gate, g_a.gate, ly->ffn, 0, 0);
   pccx_cvo_long(PCCX_CVO_MUL, g_a.gate, g_a.up, ly->ffn, 0, 0);
-  if (gemv_matrix(&ly->m[GD_DOWN], g_a.t, g_a.up, F_FFN, W_DOWN) != 0) return -1;
-  pccx_cvo_long(PCCX_CVO_ADD, g_a.t, g_a.x, g_m.hidden, 0, 0);
-  return 0;
+  if (gemv_matrix(&ly->m[GD_DOWN], g_a.t2, g_a.up, F_FFN, W_DOWN) != 0 ||
+      norm_h(ly->v[GD_V_POST_FFN_NORM], g_a.t2, g_a.t2) != 0)
+    return -1;
+  uca_cvo(PCCX_CVO_ADD, ffn_in, g_a.t2, (uint16_t)H, 0, 0);
+
+  if (correct(ly, g_a.t2) != 0) return -1;
+  return per_layer_input(ly, li);
 }
 
-static int lm_head(void) {
-  if (rmsnorm(g_m.final_norm, g_a.x, g_a.xn) != 0) return -1;
+/* Exit 1 and 2 up to the final norm: xn = norm(mean of the streams). */
+static int exit_streams(void) {
+  const uint32_t S = g_m.streams, H = g_m.hidden, A = g_m.active;
+  uint32_t y = xs_vec(0);
+  if (S > 1u) {
+    pccx_rms_value(&g_ws_h, xs_vec(A), g_a.me, H);
+    uca_memcpy(PCCX_ROUTE_L2_TO_L2, g_a.acc + 1u, xs_vec(A), F_D, 0);
+    uint32_t j = 0;
+    for (uint32_t s = 0; s < S; ++s) {
+      if (s == A) continue;
+      if (gemv_matrix(&g_m.altup_unproj[j++], g_a.t, xs_vec(s), F_D, W_HH) != 0) return -1;
+      pccx_rmsnorm_ex(&g_ws_h, g_a.t, PCCX_OPS_NONE, g_a.t, H, g_a.me);
+      uca_cvo(PCCX_CVO_ADD, g_a.t, g_a.acc + 1u, (uint16_t)H, 0, 0);
+    }
+    copy_word(g_a.acc, kw(K_INV_S));
+    scale_after(g_a.acc, g_a.yb, H);
+    y = g_a.yb;
+  }
+  return norm_h(g_m.final_norm, y, g_a.xn);
+}
+
+static int lm_head(uint32_t token) {
+  const uint64_t logits = g_m.logits + (uint64_t)token * g_m.logits_stride;
+  const int softcap = g_m.softcap != 0.0f;
   for (uint32_t t = 0; t < g_a.tiles; ++t) {
     const uint32_t r0 = t * g_m.lm_tile;
     const uint32_t rows = g_m.vocab - r0 < g_m.lm_tile ? g_m.vocab - r0 : g_m.lm_tile;
@@ -341,12 +911,12 @@ static int lm_head(void) {
     const uint32_t s = g_a.logits + t * g_a.tile_stride;
     if (stream_rows(&g_m.lm, r0, rows) != 0) return -1;
     uca_gemv(s + 1u, g_a.xn, UCA_FLAG_W_SCALE, F_D, last ? W_TILE_LAST : W_TILE, 0);
-    /* Softcap: the scalar word s holds c. */
-    uca_cvo(UCA_CVO_SCALE, s, s + 1u, (uint16_t)rows, UCA_CVO_FLAG_RECIP_SCALE, 0);
-    uca_cvo(PCCX_CVO_TANH, s + 1u, s + 1u, (uint16_t)rows, 0, 0);
-    uca_cvo(UCA_CVO_SCALE, s, s + 1u, (uint16_t)rows, 0, 0);
-    if (submit(PCCX_DMA_ACP_RESULT, g_m.logits + 2ull * r0, 2u * rows,
-               PCCX_DMA_CLASS_ACTIVATIONS) != 0)
+    if (softcap) { /* c tanh(x / c); the word s holds c */
+      uca_cvo(UCA_CVO_SCALE, s, s + 1u, (uint16_t)rows, UCA_CVO_FLAG_RECIP_SCALE, 0);
+      uca_cvo(PCCX_CVO_TANH, s + 1u, s + 1u, (uint16_t)rows, 0, 0);
+      uca_cvo(UCA_CVO_SCALE, s, s + 1u, (uint16_t)rows, 0, 0);
+    }
+    if (submit(PCCX_DMA_ACP_RESULT, logits + 2ull * r0, 2u * rows, PCCX_DMA_CLASS_ACTIVATIONS) != 0)
       return -1;
     uca_memcpy(UCA_ROUTE_L2_TO_HOST, 0, s + 1u, last ? F_TILE_LAST : F_TILE, 0);
   }
@@ -368,10 +938,16 @@ static int finish_token(void) {
   if (rc != 0) return fail_msg("uca_sync timed out", GD_EXIT_TIMEOUT);
   return drain_all();
 }
+static int bad_block(const char* what) {
+  pccx_line l;
+  start(&l, "bad parameter block: ");
+  pccx_line_str(&l, what);
+  return fail(&l, GD_EXIT_BAD_BLOCK);
+}
 
 static int parse(const uint8_t* b, uint32_t bytes) {
   if (bytes < GD_HEADER_BYTES || le32(b) != GD_MAGIC || le32(b + 4) != bytes)
-    return fail_msg("bad parameter block (magic or size)", GD_EXIT_BAD_BLOCK);
+    return bad_block("magic or size");
   g_m.layers = le32(b + 8);
   g_m.hidden = le32(b + 12);
   g_m.heads = le32(b + 16);
@@ -383,17 +959,61 @@ static int parse(const uint8_t* b, uint32_t bytes) {
   g_m.lm_tile = le32(b + 40);
   g_m.rings = le32(b + 44);
   g_m.eps = le32(b + 48);
+  g_m.flags = le32(b + 52);
   g_m.scratch = le64(b + 56);
   g_m.logits = le64(b + 64);
-  g_m.consts = le64(b + 72);
+  g_m.embed_table = le64(b + 72);
   g_m.final_norm = le64(b + 80);
   read_matrix(b + GD_OFF_LM_HEAD, &g_m.lm);
-  if (g_m.layers == 0u || g_m.layers > GD_MAX_LAYERS ||
-      bytes != GD_HEADER_BYTES + g_m.layers * GD_LAYER_BYTES || g_m.kv_heads == 0u ||
-      g_m.heads % g_m.kv_heads != 0u || g_m.head_dim % 8u != 0u || g_m.hidden % 8u != 0u ||
-      g_m.hidden > CVO_MAX || g_m.lm_tile == 0u || g_m.lm_tile % 8u != 0u ||
-      g_m.lm_tile > CVO_MAX || g_m.rings == 0u || g_m.rings > 2u || le32(b + 52) != 0u)
-    return fail_msg("bad parameter block (dimensions)", GD_EXIT_BAD_BLOCK);
+  g_m.streams = le32(b + 208);
+  g_m.active = le32(b + 212);
+  g_m.ple_dim = le32(b + 216);
+  g_m.laurel = le32(b + 220);
+  g_m.ple_vocab = le32(b + 224);
+  g_m.sparse_layers = le32(b + 228);
+  g_m.z = f32_of(le32(b + 232));
+  g_m.softcap = f32_of(le32(b + 236));
+  g_m.q_scale = f32_of(le32(b + 240));
+  g_m.table_format = le32(b + 244);
+  g_m.table_group = le32(b + 248);
+  g_m.table_row_bytes = le32(b + 252);
+  g_m.ple_table = le64(b + 256);
+  g_m.ple_proj_norm = le64(b + 264);
+  g_m.weight_group = le32(b + 272);
+  g_m.weight_scales = le32(b + 276);
+  read_matrix(b + GD_OFF_PLE_PROJ, &g_m.ple_model_proj);
+  read_matrix(b + GD_OFF_ROTATION, &g_m.rotation);
+  const uint32_t off_altup = le32(b + 360), off_layers = le32(b + 364);
+  const uint32_t off_tokens = le32(b + 368), off_rope = le32(b + 372);
+  g_m.logits_stride = le32(b + 376);
+  const uint32_t hd = g_m.head_dim, S = g_m.streams;
+  if (g_m.layers == 0u || g_m.layers > GD_MAX_LAYERS || g_m.kv_heads == 0u ||
+      g_m.heads % g_m.kv_heads != 0u || hd % 16u != 0u || hd > GD_MAX_HEAD_DIM ||
+      g_m.hidden % 8u != 0u || g_m.hidden == 0u || g_m.hidden > CVO_MAX ||
+      g_m.heads * hd > ROPE_TABLE_MAX || g_m.lm_tile == 0u || g_m.lm_tile % 8u != 0u ||
+      g_m.lm_tile > CVO_MAX || g_m.rings == 0u || g_m.rings > 2u || g_m.tokens > GD_MAX_TOKENS ||
+      g_m.vocab == 0u)
+    return bad_block("dimensions");
+  if (S == 0u || S > GD_MAX_STREAMS || g_m.active >= S || g_m.ple_dim % 8u != 0u ||
+      g_m.ple_dim > CVO_MAX || g_m.layers * g_m.ple_dim > SHAPE_MAX || g_m.laurel > SHAPE_MAX ||
+      g_m.table_format > 2u || g_m.table_row_bytes > sizeof g_row || g_m.lm.rec > sizeof g_row ||
+      (g_m.ple_dim != 0u && g_m.ple_vocab == 0u))
+    return bad_block("AltUp, per-layer input or LAuReL fields");
+  if ((g_m.flags & ~(GD_F_QK_NORM | GD_F_V_NORM | GD_F_ROTATED_K | GD_F_ROTATED_V)) != 0u ||
+      ((g_m.flags & (GD_F_ROTATED_K | GD_F_ROTATED_V)) && g_m.rotation.rows != hd))
+    return bad_block("flags");
+  if (off_altup != GD_HEADER_BYTES || off_layers != off_altup + 2u * (S - 1u) * GD_MATRIX_BYTES ||
+      off_tokens != off_layers + g_m.layers * GD_LAYER_BYTES ||
+      off_rope != off_tokens + 4u * g_m.tokens || bytes != off_rope + 4u * hd)
+    return bad_block("section offsets");
+  for (uint32_t j = 0; j + 1u < S; ++j) {
+    read_matrix(b + off_altup + j * GD_MATRIX_BYTES, &g_m.altup_proj[j]);
+    read_matrix(b + off_altup + (S - 1u + j) * GD_MATRIX_BYTES, &g_m.altup_unproj[j]);
+  }
+  g_m.token_ids = b + off_tokens;
+  g_m.inv_freq = b + off_rope;
+  for (uint32_t t = 0; t < g_m.tokens; ++t)
+    if (le32(g_m.token_ids + 4u * t) >= g_m.vocab) return bad_block("a token id >= vocab");
   for (uint32_t r = 0; r < g_m.rings; ++r) {
     const uint8_t* p = b + GD_OFF_RINGS + r * GD_RING_BYTES;
     pccx_kv_handle* h = &g_m.kv[r];
@@ -407,18 +1027,100 @@ static int parse(const uint8_t* b, uint32_t bytes) {
     h->appended = g_m.context;
   }
   for (uint32_t l = 0; l < g_m.layers; ++l) {
-    const uint8_t* p = b + GD_HEADER_BYTES + l * GD_LAYER_BYTES;
+    const uint8_t* p = b + off_layers + l * GD_LAYER_BYTES;
     gd_layer* ly = &g_layers[l];
     ly->ffn = le32(p);
     ly->ring = le32(p + 4);
     ly->ring_index = le32(p + 8);
     ly->stores = le32(p + 12);
-    ly->input_norm = le64(p + 16);
-    ly->pre_ffn_norm = le64(p + 24);
-    for (uint32_t k = 0; k < 7u; ++k) read_matrix(p + 32 + k * GD_MATRIX_BYTES, &ly->m[k]);
-    if (ly->ring >= g_m.rings || ly->ffn == 0u || ly->ffn > SHAPE_MAX)
-      return fail_msg("bad layer record", GD_EXIT_BAD_BLOCK);
+    ly->global = le32(p + 16);
+    ly->sparse = le32(p + 20);
+    for (uint32_t k = 0; k < GD_VECTORS; ++k) ly->v[k] = le64(p + 24 + 8 * k);
+    for (uint32_t k = 0; k < GD_MATRICES; ++k)
+      read_matrix(p + 24 + 8 * GD_VECTORS + k * GD_MATRIX_BYTES, &ly->m[k]);
+    if (ly->ring >= g_m.rings || ly->ffn == 0u || ly->ffn > SHAPE_MAX ||
+        (S > 1u && ly->m[GD_ROUTER].rows != S))
+      return bad_block("a layer record");
   }
+  return 0;
+}
+
+/* Constants, masks and the ones vector, once per run. */
+static int stage_constants(void) {
+  static uint16_t w[2048];
+  for (uint32_t i = 0; i < 2048u; ++i) w[i] = 0u;
+  const float values[K_WORDS] = {1.0f, -1.0f, 0.0f, 0.70710678f, 1.0f / (float)g_m.streams,
+                                 g_m.z, g_m.softcap};
+  for (uint32_t i = 0; i < K_WORDS; ++i) w[8u * i] = bf16_of(values[i]);
+  pccx_host_write(g_m.scratch + S_CONSTS, w, 16u * K_WORDS);
+  for (uint32_t i = 0; i < 128u; ++i) w[i] = i % 8u == 0u ? bf16_of(1.0f) : 0u;
+  pccx_host_write(g_m.scratch + S_ONES_W, w, 16u * 16u);
+  for (uint32_t r = 0; r < 8u; ++r)
+    for (uint32_t e = 0; e < 8u; ++e) {
+      w[8u * r + e] = e < r ? bf16_of(1.0f) : 0u;
+      w[64u + 8u * r + e] = e >= r ? bf16_of(1.0f) : 0u;
+    }
+  pccx_host_write(g_m.scratch + S_MASKS, w, 16u * 16u);
+  for (uint32_t i = 0; i < 2048u; ++i) w[i] = bf16_of(1.0f);
+  pccx_host_write(g_m.scratch + S_ONES, w, 4096u);
+  if (load(g_m.scratch + S_CONSTS, 16u * K_WORDS, g_a.k, F_K16, PCCX_DMA_CLASS_HOST) != 0 ||
+      load(g_m.scratch + S_ONES_W, 256u, g_a.ones_w, F_K16, PCCX_DMA_CLASS_HOST) != 0 ||
+      load(g_m.scratch + S_MASKS, 256u, g_a.masks, F_K16, PCCX_DMA_CLASS_HOST) != 0 ||
+      load(g_m.scratch + S_ONES, 4096u, g_a.bc_slot + 1u, F_ONES, PCCX_DMA_CLASS_HOST) != 0)
+    return -1;
+  for (uint32_t t = 0; t < g_a.tiles; ++t) copy_word(g_a.logits + t * g_a.tile_stride, kw(K_SOFTCAP));
+  return 0;
+}
+
+static void set_shapes(void) {
+  const uint32_t H = g_m.hidden, hd = g_m.head_dim, G = g_m.heads / g_m.kv_heads;
+  const uint32_t nq = g_m.heads * hd, nkv = g_m.kv_heads * hd, S = g_m.streams;
+  const uint32_t P = g_m.ple_dim, R = g_m.laurel, LP = g_m.layers * P;
+  const uint32_t last_rows = g_m.vocab - (g_a.tiles - 1u) * g_m.lm_tile;
+  uca_memset(0, F_D, 1, 1, (uint16_t)H);
+  uca_memset(0, F_ATTN, 1, 1, (uint16_t)nq);
+  uca_memset(0, F_HD, 1, 1, (uint16_t)hd);
+  uca_memset(0, F_KEYS, 1, 1, (uint16_t)(G * hd));
+  uca_memset(0, F_TILE, 1, 1, (uint16_t)g_m.lm_tile);
+  uca_memset(0, F_TILE_LAST, 1, 1, (uint16_t)last_rows);
+  uca_memset(0, F_WORD, 1, 1, 8);
+  uca_memset(0, F_HALF, 1, 1, (uint16_t)(hd / 2u));
+  uca_memset(0, F_K16, 1, 1, 128);
+  uca_memset(0, F_ONES, 1, 1, (uint16_t)CVO_MAX);
+  uca_memset(0, F_KV, 1, 1, (uint16_t)nkv);
+  uca_memset(1, W_Q, 1, (uint16_t)nq, (uint16_t)H);
+  uca_memset(1, W_KV, 1, (uint16_t)nkv, (uint16_t)H);
+  uca_memset(1, W_O, 1, (uint16_t)H, (uint16_t)nq);
+  uca_memset(1, W_TILE, 1, (uint16_t)g_m.lm_tile, (uint16_t)H);
+  uca_memset(1, W_TILE_LAST, 1, (uint16_t)last_rows, (uint16_t)H);
+  if (S > 1u) {
+    uca_memset(0, F_PRED, 1, 1, (uint16_t)(8u * S * S));
+    uca_memset(0, F_CORR, 1, 1, (uint16_t)(8u * S));
+    uca_memset(1, W_ROW, 1, 1, (uint16_t)H);
+    uca_memset(1, W_HH, 1, (uint16_t)H, (uint16_t)H);
+  }
+  if (P != 0u) {
+    uca_memset(0, F_P, 1, 1, (uint16_t)P);
+    uca_memset(0, F_LP, 1, 1, (uint16_t)LP);
+    uca_memset(1, W_PG, 1, (uint16_t)P, (uint16_t)H);
+    uca_memset(1, W_PP, 1, (uint16_t)H, (uint16_t)P);
+    uca_memset(1, W_PLEM, 1, (uint16_t)LP, (uint16_t)H);
+  }
+  if (R != 0u) {
+    uca_memset(0, F_R, 1, 1, (uint16_t)R);
+    uca_memset(1, W_LL, 1, (uint16_t)R, (uint16_t)H);
+    uca_memset(1, W_LR, 1, (uint16_t)H, (uint16_t)R);
+  }
+  if (g_m.flags & (GD_F_ROTATED_K | GD_F_ROTATED_V)) uca_memset(1, W_ROT, (uint16_t)g_m.heads, (uint16_t)hd, (uint16_t)hd);
+}
+
+static int prepare(pccx_rmsnorm_ws* ws, uint32_t first, uint8_t slot, uint32_t scratch, uint32_t n) {
+  ws->first = first;
+  ws->shape_slot = slot;
+  ws->ddr = g_m.scratch + scratch;
+  ws->n = 0u;
+  if (pccx_rmsnorm_prepare(ws, n, (uint16_t)g_m.eps) != PCCX_OPS_OK)
+    return fail_msg("RMSNorm constants could not be staged", GD_EXIT_DMA);
   return 0;
 }
 
@@ -431,56 +1133,41 @@ int pccx_gemma_decode_run(const uint8_t* block, uint32_t bytes) {
   if (parse(block, bytes) != 0) return GD_EXIT_BAD_BLOCK;
 
   uint32_t ffn_max = 0, span_max = 0;
-  for (uint32_t l = 0; l < g_m.layers; ++l)
+  int any_sparse = 0;
+  for (uint32_t l = 0; l < g_m.layers; ++l) {
     if (g_layers[l].ffn > ffn_max) ffn_max = g_layers[l].ffn;
+    any_sparse |= g_layers[l].sparse != 0u;
+  }
   for (uint32_t r = 0; r < g_m.rings; ++r)
     if (pccx_kv_max_tokens(&g_m.kv[r]) > span_max) span_max = pccx_kv_max_tokens(&g_m.kv[r]);
-  const uint32_t G = g_m.heads / g_m.kv_heads;
-  if (plan_l2(&g_m, ffn_max, span_max, &g_a) > L2_WORDS || G * span_max > SHAPE_MAX)
-    return fail_msg("the activations do not fit L2 (or a group's scores exceed 65535)",
+  if (plan_l2(&g_m, ffn_max, span_max, any_sparse, &g_a) > L2_WORDS || span_max > SHAPE_MAX)
+    return fail_msg("the activations do not fit L2 (or an attention span exceeds 65535)",
                     GD_EXIT_L2_FIT);
-  g_ws.first = g_a.rms;
-  g_ws.shape_slot = F_RMS;
-  g_ws.ddr = g_m.scratch;
-  g_ws.n = 0u;
-  /* Every RMSNorm of the model is over `hidden` elements: stage 1/hidden
-   * and eps once, so no norm waits for the NPU. */
-  if (pccx_rmsnorm_prepare(&g_ws, g_m.hidden, (uint16_t)g_m.eps) != PCCX_OPS_OK)
-    return fail_msg("RMSNorm constants could not be staged", GD_EXIT_DMA);
-
-  /* Shapes that stay for the whole run. */
-  const uint32_t last_rows = g_m.vocab - (g_a.tiles - 1u) * g_m.lm_tile;
-  uca_memset(0, F_D, 1, 1, (uint16_t)g_m.hidden);
-  uca_memset(0, F_ATTN, 1, 1, (uint16_t)(g_m.heads * g_m.head_dim));
-  uca_memset(0, F_HD, 1, 1, (uint16_t)g_m.head_dim);
-  uca_memset(0, F_KEYS, 1, 1, (uint16_t)(G * g_m.head_dim));
-  uca_memset(0, F_TILE, 1, 1, (uint16_t)g_m.lm_tile);
-  uca_memset(0, F_TILE_LAST, 1, 1, (uint16_t)last_rows);
-  uca_memset(0, F_WORD, 1, 1, 8);
-  uca_memset(1, W_Q, 1, (uint16_t)(g_m.heads * g_m.head_dim), (uint16_t)g_m.hidden);
-  uca_memset(1, W_KV, 1, (uint16_t)(g_m.kv_heads * g_m.head_dim), (uint16_t)g_m.hidden);
-  uca_memset(1, W_O, 1, (uint16_t)g_m.hidden, (uint16_t)(g_m.heads * g_m.head_dim));
-  uca_memset(1, W_TILE, 1, (uint16_t)g_m.lm_tile, (uint16_t)g_m.hidden);
-  uca_memset(1, W_TILE_LAST, 1, (uint16_t)last_rows, (uint16_t)g_m.hidden);
-  /* The softcap scalar word in front of every logits tile. */
-  for (uint32_t t = 0; t < g_a.tiles; ++t) {
-    if (submit(PCCX_DMA_ACP_FMAP, g_m.consts, 16u, PCCX_DMA_CLASS_HOST) != 0) return GD_EXIT_DMA;
-    uca_memcpy(UCA_ROUTE_HOST_TO_L2, g_a.logits + t * g_a.tile_stride, 0, F_WORD, 0);
-  }
-  if (finish_token() != 0) return GD_EXIT_TIMEOUT;
+  /* Every RMSNorm is over hidden, head_dim or P elements: stage each
+   * length's 1/n and eps once, so no norm waits for the NPU. */
+  if (prepare(&g_ws_h, g_a.ws_h, F_RMS, S_WS_H, g_m.hidden) != 0) return GD_EXIT_DMA;
+  if ((g_m.flags & (GD_F_QK_NORM | GD_F_V_NORM)) &&
+      prepare(&g_ws_d, g_a.ws_d, F_RMS_D, S_WS_D, g_m.head_dim) != 0)
+    return GD_EXIT_DMA;
+  if (g_m.ple_dim != 0u && prepare(&g_ws_p, g_a.ws_p, F_RMS_P, S_WS_P, g_m.ple_dim) != 0)
+    return GD_EXIT_DMA;
+  set_shapes();
+  if (stage_constants() != 0 || finish_token() != 0) return GD_EXIT_DMA;
 
   for (uint32_t t = 0; t < g_m.tokens; ++t) {
     marker2("token ", t, "", 0, 0);
     const uint64_t t0 = pccx_simctl_time_ns(), i0 = pccx_npu_retired();
+    const uint32_t pos = g_m.kv[0].appended;
     for (uint32_t r = 0; r < g_m.rings; ++r)
       if (pccx_kv_append_token(&g_m.kv[r], 0) != PCCX_KV_OK)
         return fail_msg("KV append refused", GD_EXIT_KV);
+    if (stage_token(le32(g_m.token_ids + 4u * t), pos) != 0 || entry() != 0) return GD_EXIT_DMA;
     for (uint32_t l = 0; l < g_m.layers; ++l) {
       marker2("token ", t, " layer ", l, 1);
       if (layer(l) != 0) return GD_EXIT_DMA;
     }
     marker2("token ", t, " exit", 0, 0);
-    if (lm_head() != 0) return GD_EXIT_DMA;
+    if (exit_streams() != 0 || lm_head(t) != 0) return GD_EXIT_DMA;
     if (finish_token() != 0) return GD_EXIT_TIMEOUT;
     const uint64_t t1 = pccx_simctl_time_ns(), i1 = pccx_npu_retired();
     marker2("token ", t, " end", 0, 0);

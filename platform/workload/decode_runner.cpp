@@ -1,6 +1,7 @@
 #include "workload/decode_runner.h"
 
 #include <algorithm>
+#include <cmath>
 #include <cstring>
 #include <iomanip>
 #include <sstream>
@@ -67,60 +68,163 @@ uint64_t counter(const vp::run_result& r, const std::string& name) {
 
 }  // namespace
 
+namespace {
+
+void put_f32(std::vector<uint8_t>& b, size_t at, double v) {
+  const float f = static_cast<float>(v);
+  uint32_t u;
+  std::memcpy(&u, &f, 4);
+  put32(b, at, u);
+}
+
+// A matrix entry by name, or all zero when the model has no such matrix.
+void put_named(std::vector<uint8_t>& b, size_t at, const llm::ddr_plan& plan, int32_t layer,
+               const std::string& name) {
+  for (const auto& pm : plan.matrices)
+    if (pm.shape.layer == layer && pm.shape.name == name) return put_matrix(b, at, pm);
+}
+
+uint64_t vector_or_zero(const llm::ddr_plan& p, int32_t layer, const std::string& name) {
+  for (const auto& v : p.vectors)
+    if (v.param.layer == layer && v.param.name == name) return v.addr;
+  return 0;
+}
+
+}  // namespace
+
+std::vector<uint32_t> default_token_ids(const llm::model_config& m, uint32_t n) {
+  std::vector<uint32_t> ids(n);
+  for (uint32_t t = 0; t < n; ++t) ids[t] = static_cast<uint32_t>((7919ull * t + 2) % m.vocab);
+  return ids;
+}
+
 std::vector<uint8_t> decode_param_block(const llm::model_config& m, const llm::ddr_plan& plan,
-                                        const decode_options& o, uint64_t scratch, uint64_t logits,
-                                        uint64_t consts) {
+                                        const decode_options& o, const block_addresses& at,
+                                        const llm::kv_formats& kvf) {
   if (plan.kv_rings.empty() || plan.kv_rings.size() > 2)
     throw std::invalid_argument("the decode handles one or two KV ring groups");
   if (o.lm_tile == 0 || o.lm_tile % 8 != 0 || o.lm_tile > 2048)
     throw std::invalid_argument("lm_tile must be a multiple of 8 up to 2048");
-  std::vector<uint8_t> b(GD_HEADER_BYTES + size_t(m.layers) * GD_LAYER_BYTES, 0);
+  if (m.attention.logit_softcap != 0)
+    throw std::invalid_argument(
+        "attention.logit_softcap: the decode program issues no attention softcap (set it to 0)");
+  if (m.skip_masked_down_rows)
+    throw std::invalid_argument(
+        "skip_masked_down_rows: the decode program reads W_down densely (set it to false)");
+  if (m.altup.streams > GD_MAX_STREAMS)
+    throw std::invalid_argument("altup.streams: the decode program takes at most " +
+                                std::to_string(GD_MAX_STREAMS));
+  const std::vector<uint32_t> ids =
+      o.token_ids.empty() ? default_token_ids(m, o.tokens) : o.token_ids;
+  if (ids.size() != o.tokens)
+    throw std::invalid_argument("token_ids: " + std::to_string(ids.size()) + " ids for " +
+                                std::to_string(o.tokens) + " tokens");
+  for (uint32_t id : ids)
+    if (id >= m.vocab)
+      throw std::invalid_argument("token id " + std::to_string(id) + " >= vocab " +
+                                  std::to_string(m.vocab));
+  const uint32_t S = m.altup.streams, d = m.attention.head_dim;
+  const size_t off_altup = GD_HEADER_BYTES;
+  const size_t off_layers = off_altup + 2 * size_t(S - 1) * GD_MATRIX_BYTES;
+  const size_t off_tokens = off_layers + size_t(m.layers) * GD_LAYER_BYTES;
+  const size_t off_rope = off_tokens + 4 * size_t(o.tokens);
+  std::vector<uint8_t> b(off_rope + 4 * size_t(d), 0);
   put32(b, 0, GD_MAGIC);
   put32(b, 4, static_cast<uint32_t>(b.size()));
   put32(b, 8, m.layers);
   put32(b, 12, m.hidden);
   put32(b, 16, m.attention.heads);
   put32(b, 20, m.attention.kv_heads);
-  put32(b, 24, m.attention.head_dim);
+  put32(b, 24, d);
   put32(b, 28, m.vocab);
   put32(b, 32, o.tokens);
   put32(b, 36, o.context);
   put32(b, 40, std::min(o.lm_tile, (m.vocab + 7) / 8 * 8));
   put32(b, 44, static_cast<uint32_t>(plan.kv_rings.size()));
   put32(b, 48, npu::bf16::from_float(static_cast<float>(m.rms_norm_eps)));
-  put64(b, 56, scratch);
-  put64(b, 64, logits);
-  put64(b, 72, consts);
+  uint32_t flags = 0;
+  if (m.attention.qk_norm) flags |= GD_F_QK_NORM;
+  if (m.attention.v_norm) flags |= GD_F_V_NORM;
+  if (kvf.key.kind == kv::kv_kind::rotated) flags |= GD_F_ROTATED_K;
+  if (kvf.value.kind == kv::kv_kind::rotated) flags |= GD_F_ROTATED_V;
+  put32(b, 52, flags);
+  put64(b, 56, at.scratch);
+  put64(b, 64, at.logits);
+  put64(b, 72, m.tie_embeddings ? 0 : plan.find("embedding").base);
   put64(b, 80, vector_addr(plan, -1, "final_norm"));
   put_matrix(b, GD_OFF_LM_HEAD, plan.matrix(-1, "lm_head"));
   for (size_t r = 0; r < plan.kv_rings.size(); ++r) {
     const auto& g = plan.kv_rings[r];
-    const size_t at = GD_OFF_RINGS + r * GD_RING_BYTES;
-    put64(b, at, g.base);
-    put64(b, at + 8, g.bytes);
-    put32(b, at + 16, static_cast<uint32_t>(g.layers.size()));
-    put32(b, at + 20, g.max_tokens);
-    put32(b, at + 24, g.k_record_bytes);
-    put32(b, at + 28, g.v_record_bytes);
+    const size_t p = GD_OFF_RINGS + r * GD_RING_BYTES;
+    put64(b, p, g.base);
+    put64(b, p + 8, g.bytes);
+    put32(b, p + 16, static_cast<uint32_t>(g.layers.size()));
+    put32(b, p + 20, g.max_tokens);
+    put32(b, p + 24, g.k_record_bytes);
+    put32(b, p + 28, g.v_record_bytes);
     // Sinks on the rings that hold the whole history; a sliding-window
     // ring keeps only the newest tokens, as the model defines it.
-    put32(b, at + 32, g.name == "kv.local" ? 0 : o.sinks);
+    put32(b, p + 32, g.name == "kv.local" ? 0 : o.sinks);
   }
-  static const char* const names[7] = {"attn_q",   "attn_k", "attn_v",  "attn_o",
-                                       "ffn_gate", "ffn_up", "ffn_down"};
+  put32(b, 208, S);
+  put32(b, 212, m.altup.active_stream);
+  put32(b, 216, m.per_layer_input.dim);
+  put32(b, 220, m.laurel_rank);
+  put32(b, 224, m.per_layer_input.vocab);
+  put32(b, 228, m.sparse_ffn_layers);
+  put_f32(b, 232, m.sparse_ffn_cutoff_z);
+  put_f32(b, 236, m.final_logit_softcap);
+  put_f32(b, 240, m.attention.scale);
+  const std::string& tf = m.per_layer_input.table_format;
+  put32(b, 244, tf == "int4" ? 0 : tf == "int8" ? 1 : 2);
+  put32(b, 248, m.per_layer_input.table_scale_group);
+  put32(b, 252, narrow(llm::ple_row_bytes(m), "per-layer table row"));
+  if (m.has_ple()) {
+    put64(b, 256, plan.find("ple_table").base);
+    put64(b, 264, vector_addr(plan, -1, "ple_proj_norm"));
+  }
+  put32(b, 272, m.weights.scale_group);
+  put32(b, 276, m.weights.scales ? 1 : 0);
+  put_named(b, GD_OFF_PLE_PROJ, plan, -1, "ple_model_proj");
+  if (flags & (GD_F_ROTATED_K | GD_F_ROTATED_V)) put_matrix(b, GD_OFF_ROTATION, at.rotation);
+  put32(b, 360, static_cast<uint32_t>(off_altup));
+  put32(b, 364, static_cast<uint32_t>(off_layers));
+  put32(b, 368, static_cast<uint32_t>(off_tokens));
+  put32(b, 372, static_cast<uint32_t>(off_rope));
+  put32(b, 376, at.logits_stride);
+  for (uint32_t j = 1; j < S; ++j) {
+    put_named(b, off_altup + (j - 1) * GD_MATRIX_BYTES, plan, -1, "altup_proj." + std::to_string(j));
+    put_named(b, off_altup + (S - 1 + j - 1) * GD_MATRIX_BYTES, plan, -1,
+              "altup_unproj." + std::to_string(j));
+  }
+  static const char* const vectors[GD_VECTORS] = {
+      "input_norm",  "post_attn_norm", "pre_ffn_norm",      "post_ffn_norm",
+      "q_norm",      "k_norm",         "laurel_norm",       "ple_post_norm",
+      "altup_router_norm", "altup_output_scale", "altup_prediction_coefs",
+      "altup_correction_coefs"};
+  static const char* const matrices[GD_MATRICES] = {
+      "attn_q",   "attn_k", "attn_v",       "attn_o",      "ffn_gate",     "ffn_up",
+      "ffn_down", "altup_router", "laurel_left", "laurel_right", "ple_gate", "ple_proj"};
   for (uint32_t l = 0; l < m.layers; ++l) {
-    const size_t at = GD_HEADER_BYTES + size_t(l) * GD_LAYER_BYTES;
+    const size_t p = off_layers + size_t(l) * GD_LAYER_BYTES;
+    const int32_t li = static_cast<int32_t>(l);
     const auto loc = plan.kv_of(m, l);
-    put32(b, at, m.ffn_of(l));
-    put32(b, at + 4, static_cast<uint32_t>(loc.group - plan.kv_rings.data()));
-    put32(b, at + 8, loc.index);
-    put32(b, at + 12, m.stores_kv(l) ? 1 : 0);
-    put64(b, at + 16, vector_addr(plan, int32_t(l), "input_norm"));
-    put64(b, at + 24, vector_addr(plan, int32_t(l), "pre_ffn_norm"));
-    for (uint32_t k = 0; k < 7; ++k) {
-      if ((k == GD_K || k == GD_V) && !m.stores_kv(l)) continue;
-      put_matrix(b, at + 32 + k * GD_MATRIX_BYTES, plan.matrix(int32_t(l), names[k]));
-    }
+    put32(b, p, m.ffn_of(l));
+    put32(b, p + 4, static_cast<uint32_t>(loc.group - plan.kv_rings.data()));
+    put32(b, p + 8, loc.index);
+    put32(b, p + 12, m.stores_kv(l) ? 1 : 0);
+    put32(b, p + 16, m.is_global(l) ? 1 : 0);
+    put32(b, p + 20, l < m.sparse_ffn_layers ? 1 : 0);
+    for (uint32_t k = 0; k < GD_VECTORS; ++k) put64(b, p + 24 + 8 * k, vector_or_zero(plan, li, vectors[k]));
+    for (uint32_t k = 0; k < GD_MATRICES; ++k)
+      put_named(b, p + 24 + 8 * GD_VECTORS + k * GD_MATRIX_BYTES, plan, li, matrices[k]);
+  }
+  for (uint32_t t = 0; t < o.tokens; ++t) put32(b, off_tokens + 4 * t, ids[t]);
+  // RoPE inverse frequencies theta^(-2m/d), local then global.
+  for (int global = 0; global < 2; ++global) {
+    const double theta = global ? m.attention.rope_theta_global : m.attention.rope_theta_local;
+    for (uint32_t i = 0; i < d / 2; ++i)
+      put_f32(b, off_rope + 4 * (global * (d / 2) + i), std::pow(theta, -2.0 * i / d));
   }
   return b;
 }
@@ -133,16 +237,36 @@ decode_report run_decode(const config::platform_config& base, const llm::model_c
   cfg.npu.kv.head_dim = m.attention.head_dim;
   const llm::ddr_plan plan = llm::plan_ddr(m, cfg, o.ring_cap);
 
-  // The block, the RMSNorm constants, the softcap constant and the logits
-  // in the activation scratch.
+  const llm::kv_formats kvf{config::to_kv_format(cfg.npu.kv.key, m.attention.head_dim),
+                            config::to_kv_format(cfg.npu.kv.value, m.attention.head_dim)};
+  // In the activation scratch: the block, the firmware's staging area, the
+  // rotation matrix of a rotated KV format, then the logits (one buffer per
+  // token when N of them fit, else one shared buffer).
   const llm::region& act = plan.find("activations");
-  const uint64_t block_bytes = GD_HEADER_BYTES + uint64_t(m.layers) * GD_LAYER_BYTES;
-  const uint64_t scratch = (act.base + block_bytes + 63) & ~uint64_t{63};
-  const uint64_t consts = scratch + 32;
-  const uint64_t logits = consts + 16;
-  if (logits + 2ull * m.vocab > act.base + act.bytes)
-    throw std::invalid_argument("the activation scratch is too small for the decode's block");
-  g_block = decode_param_block(m, plan, o, scratch, logits, consts);
+  const uint64_t block_bytes = decode_param_block(m, plan, o, {}, kvf).size();
+  block_addresses at;
+  uint64_t next = (act.base + block_bytes + 4095) & ~uint64_t{4095};
+  at.scratch = next;
+  next += GD_SCRATCH_BYTES;
+  if (kvf.key.kind == kv::kv_kind::rotated || kvf.value.kind == kv::kv_kind::rotated) {
+    const uint32_t d = m.attention.head_dim;
+    auto& r = at.rotation;
+    r.shape = {"kv_rotation", -1, d, d};
+    r.record_bytes = llm::weight_record_bytes(m.weights, d);
+    r.base = next;
+    r.bytes = uint64_t(d) * r.record_bytes;
+    const uint64_t even = (d + 1) / 2 * r.record_bytes;
+    r.parts = {{next, even, (d + 1) / 2}, {next + even, d / 2 * r.record_bytes, d / 2}};
+    next += r.bytes;
+  }
+  const uint64_t logit_bytes = (2ull * m.vocab + 63) & ~uint64_t{63};
+  at.logits = (next + 63) & ~uint64_t{63};
+  if (at.logits + o.tokens * logit_bytes <= act.base + act.bytes)
+    at.logits_stride = static_cast<uint32_t>(logit_bytes);
+  else if (at.logits + logit_bytes > act.base + act.bytes)
+    throw std::invalid_argument("the activation scratch (" + std::to_string(act.bytes) +
+                                " bytes) is too small for the decode's block, staging and logits");
+  g_block = decode_param_block(m, plan, o, at, kvf);
   g_block_addr = act.base;
 
   vp::firmware_image fw;
@@ -154,14 +278,6 @@ decode_report run_decode(const config::platform_config& base, const llm::model_c
   rep.context = o.context;
   rep.tokens = o.tokens;
   rep.ring_cap = o.ring_cap;
-  for (const auto& pm : plan.matrices) {
-    const std::string& n = pm.shape.name;
-    const bool issued = n == "lm_head" || n.rfind("attn_", 0) == 0 || n.rfind("ffn_", 0) == 0;
-    if (!issued) {
-      rep.omitted_bytes += pm.bytes;
-      rep.omitted_macs += pm.shape.macs();
-    }
-  }
   rep.run = vp::run_simulation(cfg, fw, nullptr);
   const vp::run_result& r = rep.run;
   rep.wall_time_s = r.wall_time_s;
@@ -215,8 +331,6 @@ decode_report run_decode(const config::platform_config& base, const llm::model_c
     }
   }
   double lat = 0, bound = 0;
-  const llm::kv_formats kvf{config::to_kv_format(cfg.npu.kv.key, m.attention.head_dim),
-                            config::to_kv_format(cfg.npu.kv.value, m.attention.head_dim)};
   for (uint32_t t = 0; t < o.tokens; ++t) {
     // A capped ring attends at most ring_cap tokens.
     const uint32_t span = std::min(o.context + 1 + t, o.ring_cap);
@@ -231,7 +345,7 @@ decode_report run_decode(const config::platform_config& base, const llm::model_c
 
 std::string decode_report::text() const {
   std::ostringstream s;
-  s << "decode core (attention + matrices): " << model << ", L = " << context << ", N = " << tokens
+  s << "decode: " << model << ", L = " << context << ", N = " << tokens
     << ", ring cap " << ring_cap << "\n";
   for (size_t t = 0; t < latency_ns.size(); ++t)
     s << "  token " << t << ": " << std::fixed << std::setprecision(1) << latency_ns[t] / 1e3
@@ -244,8 +358,6 @@ std::string decode_report::text() const {
       << " clocks\n";
   for (const auto& [c, v] : ddr_bytes_per_token)
     s << "  DDR " << c << ": " << std::setprecision(0) << v << " bytes/token\n";
-  s << "  not issued: " << omitted_bytes << " matrix bytes, " << omitted_macs
-    << " MACs per token\n";
   s << std::setprecision(2) << "  achieved " << achieved_gbps << " GB/s, latency / bound "
     << bound_ratio << ", wall " << wall_time_s << " s\n";
   return s.str();

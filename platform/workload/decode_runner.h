@@ -24,8 +24,20 @@ struct decode_options {
   uint32_t tokens = 1;      // N: tokens decoded
   uint32_t ring_cap = 0;    // max_tokens of the rings; 0 = L + N
   uint32_t sinks = 0;       // first tokens every full-history ring keeps (sink + window)
-  uint32_t lm_tile = 2048;  // LM-head rows per GEMV (even, <= 2048)
+  uint32_t lm_tile = 2048;  // LM-head rows per GEMV (multiple of 8, <= 2048)
+  std::vector<uint32_t> token_ids;  // the N tokens decoded; empty = default_token_ids
 };
+
+// Where the runner puts the firmware's working memory (docs/decode.md).
+struct block_addresses {
+  uint64_t scratch = 0;         // GD_SCRATCH_BYTES of staging
+  uint64_t logits = 0;          // 2 x vocab bytes per token
+  uint32_t logits_stride = 0;   // 0: every token writes the same logits
+  llm::planned_matrix rotation; // H / sqrt(d) as two halves (rotated KV formats)
+};
+
+// Token ids a run decodes when none are given: (7919 t + 2) mod vocab.
+std::vector<uint32_t> default_token_ids(const llm::model_config& m, uint32_t n);
 
 struct engine_time {
   uint64_t busy = 0, idle = 0, stall = 0;  // core clocks; stall: the engine's stall counters
@@ -45,9 +57,6 @@ struct decode_report {
   double achieved_gbps = 0;                           // decode bytes / summed token latency
   std::vector<llm::roofline> bound;                   // per token (context L + 1 + t)
   double bound_ratio = 0;                             // mean latency / mean bound
-  // Matrices of the model the decode core does not issue (AltUp, LAuReL,
-  // per-layer inputs): stored record bytes and MACs per token.
-  uint64_t omitted_bytes = 0, omitted_macs = 0;
   double wall_time_s = 0;
   vp::run_result run;
   std::string text() const;  // a human-readable summary
@@ -55,8 +64,8 @@ struct decode_report {
 
 // The parameter block of docs/decode.md for a planned model.
 std::vector<uint8_t> decode_param_block(const llm::model_config& m, const llm::ddr_plan& plan,
-                                        const decode_options& o, uint64_t scratch, uint64_t logits,
-                                        uint64_t consts);
+                                        const decode_options& o, const block_addresses& at,
+                                        const llm::kv_formats& kvf);
 
 // Runs the decode on a platform (simulation.mode is the caller's; timing
 // mode writes no weight bytes, only the block). One per process.
