@@ -56,10 +56,10 @@ TEST_F(Cli, DecodeRunsTheDecodeCoreOfAModelFile) {
   const auto r = vp({"decode", "--model", tiny, "--context", "16", "--tokens", "2", "--set",
                      "simulation.mode=timing"});
   ASSERT_EQ(r.exit_code, 0) << describe(r);
-  EXPECT_TRUE(contains(r.out, "decode core (attention + matrices): tiny, L = 16, N = 2")) << r.out;
+  EXPECT_TRUE(contains(r.out, "decode: tiny, L = 16, N = 2")) << r.out;
   EXPECT_TRUE(contains(r.out, "token 1: ")) << r.out;
-  EXPECT_TRUE(contains(r.out, "517 instructions")) << r.out;
-  EXPECT_TRUE(contains(r.out, "DDR weights: 278144 bytes/token")) << r.out;
+  EXPECT_TRUE(contains(r.out, "3175 instructions")) << r.out;
+  EXPECT_TRUE(contains(r.out, "DDR weights: 362848 bytes/token")) << r.out;
 
   const auto no_model = vp({"decode"});
   EXPECT_EQ(no_model.exit_code, 2) << describe(no_model);

@@ -191,19 +191,24 @@ TEST(GemvFunctional, FindEmaxReportsTheMaximumOverEveryRow) {
   gemv_bench b;
   std::vector<float> seen;
   b.gemv->on_emax = [&](float v) { seen.push_back(v); };
-  const auto p = gemv_problem::random(3, 16, 64, false, 0, 11);
+  // A problem whose largest result is not in the last row (found on the
+  // host), so the per-row and the all-rows readings differ.
+  float mx = -INFINITY, last_row = -INFINITY;
+  gemv_problem p;
+  for (uint64_t seed = 11; seed < 60 && !(mx > last_row); ++seed) {
+    p = gemv_problem::random(3, 16, 64, false, 0, seed);
+    const auto want = p.expected(false);
+    mx = last_row = -INFINITY;
+    for (size_t i = 0; i < want.size(); ++i) {
+      mx = std::max(mx, npu::bf16::to_float(want[i]));
+      if (i >= 32) last_row = std::max(last_row, npu::bf16::to_float(want[i]));
+    }
+  }
+  ASSERT_GT(mx, last_row);
   std::vector<uint16_t> out;
   ASSERT_EQ(run_problem(b, p, UCA_FLAG_FINDEMAX, 0, out).err, 0u);
-  const auto want = p.expected(false);
-  ASSERT_EQ(want.size(), 48u);
-  float mx = -INFINITY, last_row = -INFINITY;
-  for (size_t i = 0; i < want.size(); ++i) {
-    mx = std::max(mx, npu::bf16::to_float(want[i]));
-    if (i >= 32) last_row = std::max(last_row, npu::bf16::to_float(want[i]));
-  }
   ASSERT_EQ(seen.size(), 1u);
   EXPECT_EQ(seen[0], mx);
-  EXPECT_NE(mx, last_row) << "seed 11 should put the maximum outside the last row";
 }
 
 TEST(GemvFunctional, NoEmaxWithoutTheFlag) {
