@@ -186,7 +186,8 @@ std::vector<uint8_t> decode_param_block(const llm::model_config& m, const llm::d
   put32(b, 272, m.weights.scale_group);
   put32(b, 276, m.weights.scales ? 1 : 0);
   put_named(b, GD_OFF_PLE_PROJ, plan, -1, "ple_model_proj");
-  if (flags & (GD_F_ROTATED_K | GD_F_ROTATED_V)) put_matrix(b, GD_OFF_ROTATION, at.rotation);
+  if ((flags & (GD_F_ROTATED_K | GD_F_ROTATED_V)) && !at.rotation.parts.empty())
+    put_matrix(b, GD_OFF_ROTATION, at.rotation);
   put32(b, 360, static_cast<uint32_t>(off_altup));
   put32(b, 364, static_cast<uint32_t>(off_layers));
   put32(b, 368, static_cast<uint32_t>(off_tokens));
