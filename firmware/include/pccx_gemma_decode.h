@@ -68,6 +68,7 @@ extern "C" {
 #define GD_F_V_NORM 2u
 #define GD_F_ROTATED_K 4u /* keys rotated: rotate the queries */
 #define GD_F_ROTATED_V 8u /* values rotated: rotate the outputs back */
+#define GD_F_PART_STARTS 16u /* print where each part's instructions start */
 
 /* Vector order inside a layer record. */
 #define GD_V_INPUT_NORM 0u

@@ -38,6 +38,9 @@ void pccx_npu_clear_error(void);
 /* Reads a 64-bit performance counter PCCX_PERF_*. */
 uint64_t pccx_npu_read_counter(uint32_t index);
 uint64_t pccx_npu_retired(void);
+/* Instructions accepted into CMD_IN so far: the sequence number the next
+ * instruction will get. */
+uint64_t pccx_npu_issued(void);
 /* First API error since the last call, then PCCX_API_OK. */
 int pccx_uca_take_api_error(void);
 

@@ -757,6 +757,21 @@ static int attention(const gd_layer* ly, uint32_t head, uint32_t q) {
   }
   return 0;
 }
+/* With GD_F_PART_STARTS: "decode: token <t> part <name> from <seq>", the
+ * sequence number of the part's first instruction. */
+static void part_start(uint32_t t, const char* name, uint32_t index, int with_index) {
+  if (!(g_m.flags & GD_F_PART_STARTS)) return;
+  pccx_line l;
+  start(&l, "token ");
+  pccx_line_dec(&l, t);
+  pccx_line_str(&l, " part ");
+  pccx_line_str(&l, name);
+  if (with_index) pccx_line_dec(&l, index);
+  pccx_line_str(&l, " from ");
+  pccx_line_dec(&l, pccx_npu_issued());
+  pccx_simctl_print(l.text);
+}
+
 static int layer(uint32_t li) {
   const gd_layer* ly = &g_layers[li];
   const uint32_t G = g_m.heads / g_m.kv_heads, hd = g_m.head_dim, H = g_m.hidden;
@@ -999,7 +1014,8 @@ static int parse(const uint8_t* b, uint32_t bytes) {
       g_m.table_format > 2u || g_m.table_row_bytes > sizeof g_row || g_m.lm.rec > sizeof g_row ||
       (g_m.ple_dim != 0u && g_m.ple_vocab == 0u))
     return bad_block("AltUp, per-layer input or LAuReL fields");
-  if ((g_m.flags & ~(GD_F_QK_NORM | GD_F_V_NORM | GD_F_ROTATED_K | GD_F_ROTATED_V)) != 0u ||
+  if ((g_m.flags & ~(GD_F_QK_NORM | GD_F_V_NORM | GD_F_ROTATED_K | GD_F_ROTATED_V |
+                     GD_F_PART_STARTS)) != 0u ||
       ((g_m.flags & (GD_F_ROTATED_K | GD_F_ROTATED_V)) && g_m.rotation.rows != hd))
     return bad_block("flags");
   if (off_altup != GD_HEADER_BYTES || off_layers != off_altup + 2u * (S - 1u) * GD_MATRIX_BYTES ||
@@ -1161,13 +1177,17 @@ int pccx_gemma_decode_run(const uint8_t* block, uint32_t bytes) {
     for (uint32_t r = 0; r < g_m.rings; ++r)
       if (pccx_kv_append_token(&g_m.kv[r], 0) != PCCX_KV_OK)
         return fail_msg("KV append refused", GD_EXIT_KV);
+    part_start(t, "entry", 0, 0);
     if (stage_token(le32(g_m.token_ids + 4u * t), pos) != 0 || entry() != 0) return GD_EXIT_DMA;
     for (uint32_t l = 0; l < g_m.layers; ++l) {
       marker2("token ", t, " layer ", l, 1);
+      part_start(t, "layer ", l, 1);
       if (layer(l) != 0) return GD_EXIT_DMA;
     }
     marker2("token ", t, " exit", 0, 0);
+    part_start(t, "exit", 0, 0);
     if (exit_streams() != 0 || lm_head(t) != 0) return GD_EXIT_DMA;
+    part_start(t, "end", 0, 0);
     if (finish_token() != 0) return GD_EXIT_TIMEOUT;
     const uint64_t t1 = pccx_simctl_time_ns(), i1 = pccx_npu_retired();
     marker2("token ", t, " end", 0, 0);

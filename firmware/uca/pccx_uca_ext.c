@@ -46,6 +46,12 @@ uint64_t pccx_npu_retired(void) {
   return ((uint64_t)hi << 32) | (uint64_t)lo;
 }
 
+uint64_t pccx_npu_issued(void) {
+  uint32_t lo = uca_hal_read32(PCCX_REG_ISSUED_LO);
+  uint32_t hi = uca_hal_read32(PCCX_REG_ISSUED_HI);
+  return ((uint64_t)hi << 32) | (uint64_t)lo;
+}
+
 int pccx_uca_take_api_error(void) {
   return pccx_uca_internal_take_api_error();
 }

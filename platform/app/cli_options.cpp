@@ -44,7 +44,9 @@ cli_options parse_cli(int argc, char** argv) {
       "context", po::value(&o.context), "tokens already in the KV rings, L (1024)")(
       "ring-cap", po::value(&o.ring_cap), "records per KV stream; 0 = L + N (0)")(
       "sinks", po::value(&o.sinks),
-      "first tokens a full-history ring keeps when it wraps (sink + window) (0)");
+      "first tokens a full-history ring keeps when it wraps (sink + window) (0)")(
+      "per-layer", po::bool_switch(&o.per_layer),
+      "time and instructions per part of a token (entry, each layer, exit)");
   po::options_description hidden;
   hidden.add_options()("positional", po::value<std::vector<std::string>>(&positional));
   po::options_description all;
@@ -64,7 +66,7 @@ cli_options parse_cli(int argc, char** argv) {
   help << "usage: pccx-vp [run] [options]\n"
           "       pccx-vp disasm FILE.memh [--config FILE] [--set KEY=VALUE]\n"
           "       pccx-vp kv-accuracy [--out DIR] [--tokens N] [--heads N] [--seed S]\n"
-          "       pccx-vp decode --model FILE [--context L] [--tokens N] [--ring-cap C] [--sinks S]\n\n"
+          "       pccx-vp decode --model FILE [--context L] [--tokens N] [--ring-cap C] [--sinks S] [--per-layer]\n\n"
        << general << kv << dec;
   o.help_text = help.str();
 

@@ -30,6 +30,7 @@ struct cli_options {
   // decode: the model file, context L, tokens N, ring cap (0 = L + N), sinks.
   std::string model;
   uint32_t context = 1024, decode_tokens = 1, ring_cap = 0, sinks = 0;
+  bool per_layer = false;
   config::config_layers layers;
   std::string dump_config;
   bool validate_only = false;

@@ -34,6 +34,7 @@ int run_decode_command(const pccx::config::platform_config& cfg,
   o.tokens = opts.decode_tokens;
   o.ring_cap = opts.ring_cap;
   o.sinks = opts.sinks;
+  o.per_layer = opts.per_layer;
   pccx::workload::decode_report rep;
   try {
     rep = pccx::workload::run_decode(cfg, m, o);

@@ -10,6 +10,7 @@
 #include "npu/units/bf16.h"
 #include "pccx_gemma_decode.h"
 #include "pccx_host_mem.h"
+#include "vp/top/platform_top.h"
 
 namespace pccx::workload {
 
@@ -90,6 +91,47 @@ uint64_t vector_or_zero(const llm::ddr_plan& p, int32_t layer, const std::string
   return 0;
 }
 
+double marker_time(const vp::run_result& r, const std::string& name) {
+  for (size_t i = 0; i < r.markers.size(); ++i)
+    if (r.markers[i] == name) return r.marker_times_ns[i];
+  throw std::runtime_error("the decode left no marker '" + name + "'");
+}
+
+// From the "decode: token <t> part <name> from <seq>" lines and the
+// completion times of the instructions.
+std::vector<part_time> part_times(const vp::run_result& r, const std::vector<double>& done_ns,
+                                  uint32_t tokens) {
+  std::vector<part_time> parts;
+  for (uint32_t t = 0; t < tokens; ++t) {
+    const std::string key = "decode: token " + std::to_string(t) + " part ";
+    std::vector<std::pair<std::string, uint64_t>> starts;
+    for (const auto& line : r.printed)
+      if (line.rfind(key, 0) == 0) {
+        const auto from = line.rfind(" from ");
+        starts.emplace_back(line.substr(key.size(), from - key.size()),
+                            std::stoull(line.substr(from + 6)));
+      }
+    if (starts.size() < 3 || starts.back().first != "end")
+      throw std::runtime_error("the decode printed no part starts for token " + std::to_string(t));
+    const std::string token = "decode: token " + std::to_string(t);
+    double prev = marker_time(r, token);
+    if (parts.empty()) {
+      for (size_t k = 0; k + 1 < starts.size(); ++k) parts.push_back({starts[k].first, 0, 0});
+      parts.push_back({"sync", 0, 0});
+    }
+    for (size_t k = 0; k + 1 < starts.size(); ++k) {
+      double end = prev;
+      for (uint64_t q = starts[k].second; q < starts[k + 1].second && q < done_ns.size(); ++q)
+        end = std::max(end, done_ns[q]);
+      parts[k].instructions += double(starts[k + 1].second - starts[k].second) / tokens;
+      parts[k].ns += (end - prev) / tokens;
+      prev = end;
+    }
+    parts.back().ns += (marker_time(r, token + " end") - prev) / tokens;
+  }
+  return parts;
+}
+
 }  // namespace
 
 std::vector<uint32_t> default_token_ids(const llm::model_config& m, uint32_t n) {
@@ -147,6 +189,7 @@ std::vector<uint8_t> decode_param_block(const llm::model_config& m, const llm::d
   if (m.attention.v_norm) flags |= GD_F_V_NORM;
   if (kvf.key.kind == kv::kv_kind::rotated) flags |= GD_F_ROTATED_K;
   if (kvf.value.kind == kv::kv_kind::rotated) flags |= GD_F_ROTATED_V;
+  if (o.per_layer) flags |= GD_F_PART_STARTS;
   put32(b, 52, flags);
   put64(b, 56, at.scratch);
   put64(b, 64, at.logits);
@@ -279,7 +322,16 @@ decode_report run_decode(const config::platform_config& base, const llm::model_c
   rep.context = o.context;
   rep.tokens = o.tokens;
   rep.ring_cap = o.ring_cap;
-  rep.run = vp::run_simulation(cfg, fw, nullptr);
+  // Completion time of every instruction, for the per-part breakdown.
+  std::vector<double> done_ns;
+  auto probe = [&](vp::platform_top& top) {
+    top.npu.cmd().on_complete = [&](uint64_t seq, const sc_core::sc_time& t) {
+      if (seq >= done_ns.size()) done_ns.resize(seq + 1, 0);
+      done_ns[seq] = t.to_seconds() * 1e9;
+    };
+  };
+  rep.run = o.per_layer ? vp::run_simulation(cfg, fw, nullptr, probe)
+                        : vp::run_simulation(cfg, fw, nullptr);
   const vp::run_result& r = rep.run;
   rep.wall_time_s = r.wall_time_s;
   if (r.exit_code != 0) return rep;
@@ -300,6 +352,8 @@ decode_report run_decode(const config::platform_config& base, const llm::model_c
         rep.instructions.push_back(std::stoull(line.substr(at + 14)));
       }
   }
+
+  if (o.per_layer) rep.parts = part_times(r, done_ns, o.tokens);
 
   rep.cycles = counter(r, "cycles");
   rep.gemv_macs = counter(r, "gemv_macs");
@@ -352,6 +406,10 @@ std::string decode_report::text() const {
     s << "  token " << t << ": " << std::fixed << std::setprecision(1) << latency_ns[t] / 1e3
       << " us, " << (t < instructions.size() ? instructions[t] : 0) << " instructions, bound "
       << std::setprecision(1) << (t < bound.size() ? bound[t].bound_seconds * 1e6 : 0) << " us\n";
+  for (const auto& p : parts)
+    s << "  " << std::left << std::setw(9) << p.name << std::right << std::fixed
+      << std::setprecision(1) << std::setw(10) << p.ns / 1e3 << " us " << std::setprecision(0)
+      << std::setw(6) << p.instructions << " instructions\n";
   s << std::setprecision(2) << "  GEMV MAC utilisation " << 100 * gemv_utilisation << " %, NPU "
     << 100 * npu_utilisation << " %\n";
   for (const auto& [e, v] : engines)

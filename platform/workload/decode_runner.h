@@ -26,6 +26,17 @@ struct decode_options {
   uint32_t sinks = 0;       // first tokens every full-history ring keeps (sink + window)
   uint32_t lm_tile = 2048;  // LM-head rows per GEMV (multiple of 8, <= 2048)
   std::vector<uint32_t> token_ids;  // the N tokens decoded; empty = default_token_ids
+  bool per_layer = false;           // time and instructions per part (entry, layers, exit)
+};
+
+// One part of a token (entry, layer l, exit, sync), averaged over the
+// tokens: from the completion of the previous part's last instruction to
+// the completion of this part's last one (entry: from the token's start;
+// sync: from the exit's last instruction to the token's end marker).
+struct part_time {
+  std::string name;
+  double instructions = 0;
+  double ns = 0;
 };
 
 // Where the runner puts the firmware's working memory (docs/decode.md).
@@ -57,6 +68,7 @@ struct decode_report {
   double achieved_gbps = 0;                           // decode bytes / summed token latency
   std::vector<llm::roofline> bound;                   // per token (context L + 1 + t)
   double bound_ratio = 0;                             // mean latency / mean bound
+  std::vector<part_time> parts;  // with decode_options::per_layer
   double wall_time_s = 0;
   vp::run_result run;
   std::string text() const;  // a human-readable summary

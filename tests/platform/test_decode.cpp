@@ -127,6 +127,41 @@ TEST(Decode, TinyInstructionsAndBytesPerTokenMatchTheHandCount) {
   EXPECT_LE(rep.gemv_utilisation, 1.0);
 }
 
+// --per-layer: the parts of a token (entry, each layer, exit, sync) add up
+// to its instructions and its latency, and each part's instructions are the
+// hand count's.
+TEST(Decode, TinyPerLayerPartsAddUpToTheToken) {
+  const auto m = llm::load_model(std::string(PCCX_SOURCE_DIR) + "/configs/models/tiny.json");
+  workload::decode_options o;
+  o.context = 16;
+  o.tokens = 2;
+  o.per_layer = true;
+  const auto rep = workload::run_decode(timing(), m, o);
+  ASSERT_EQ(rep.run.exit_code, 0) << printed(rep.run);
+  std::cout << rep.text();
+  ASSERT_EQ(rep.parts.size(), 10u + 3);
+  EXPECT_EQ(rep.parts.front().name, "entry");
+  EXPECT_EQ(rep.parts[1].name, "layer 0");
+  EXPECT_EQ(rep.parts[11].name, "exit");
+  EXPECT_EQ(rep.parts.back().name, "sync");
+  namespace tc = tiny_count;
+  const double storing_sparse = tc::layer + tc::kv + tc::cutoff;
+  const double storing_global = tc::layer + tc::kv + tc::global_attention - tc::local_attention;
+  EXPECT_EQ(rep.parts[0].instructions, double(tc::staging + tc::entry));
+  EXPECT_EQ(rep.parts[1].instructions, storing_sparse);
+  EXPECT_EQ(rep.parts[5].instructions, storing_global);
+  EXPECT_EQ(rep.parts[6].instructions, double(tc::layer));
+  EXPECT_EQ(rep.parts[11].instructions, double(tc::exit));
+  double instructions = 0, ns = 0;
+  for (const auto& p : rep.parts) {
+    EXPECT_GT(p.ns, 0.0) << p.name;
+    instructions += p.instructions;
+    ns += p.ns;
+  }
+  EXPECT_EQ(instructions, double(tiny_count::per_token));
+  EXPECT_NEAR(ns, (rep.latency_ns[0] + rep.latency_ns[1]) / 2, 1e-6 * ns);
+}
+
 // One Gemma 3n E4B token (as released: 512-token local windows) at
 // L = 1,024 completes; the figures docs/decode.md quotes.
 TEST(Decode, GemmaOneTokenAt1KCompletes) {

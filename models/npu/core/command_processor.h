@@ -61,6 +61,9 @@ class command_processor : public sc_core::sc_module, public completion_if {
 
   // In strict mode every latched error is also reported here.
   std::function<void(const npu_error&)> on_error;
+  // Called as each instruction completes (sequence number, time): what a
+  // per-layer time breakdown is built from.
+  std::function<void(uint64_t seq, const sc_core::sc_time& done)> on_complete;
 
   void retire(uint64_t seq, uint32_t err, const std::string& detail) override;
 
