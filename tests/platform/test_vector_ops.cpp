@@ -58,6 +58,30 @@ int rmsnorm(void) {
   return read_result(100000, kOut, g_y.data(), kHidden * 2);
 }
 
+// Without gamma, times a scalar word (3.0), and the magnitude alone.
+int rmsnorm_ex_and_value(void) {
+  pccx_host_write(kIn, g_x.data(), g_x.size() * 2);
+  const uint16_t three[8] = {to_bf16(3.0f), 0, 0, 0, 0, 0, 0, 0};
+  pccx_host_write(kIn2, three, 16);
+  set_vector_shape(1, kHidden);
+  set_vector_shape(2, 8);
+  ddr_to_l2(kIn, kHidden * 2, 0x100, 1, 1);
+  ddr_to_l2(kIn2, 16, 0x600, 2, 2);
+  pccx_rmsnorm_ws ws = {0x1000, 9, kScratch, 0};
+  if (pccx_rmsnorm_prepare(&ws, kHidden, 0x3586 /* 1e-6 */) != PCCX_OPS_OK) return 4;
+  if (pccx_rmsnorm_ex(&ws, 0x100, PCCX_OPS_NONE, 0x800, kHidden, 0x600) != PCCX_OPS_OK) return 5;
+  if (pccx_rms_value(&ws, 0x100, 0xC00, kHidden) != PCCX_OPS_OK) return 6;
+  set_vector_shape(1, kHidden + 8);  // the vector and, after it, nothing else
+  l2_to_ddr(0x800, 1, kOut, kHidden * 2 + 16, 3);
+  if (int rc = read_result(100000, kOut, g_y.data(), kHidden * 2)) return rc;
+  set_vector_shape(2, 8);
+  l2_to_ddr(0xC00, 2, kOut + 0x8000, 16, 4);
+  uint16_t mag[8];
+  if (int rc = read_result(100000, kOut + 0x8000, mag, 16)) return rc;
+  g_y.push_back(mag[0]);
+  return 0;
+}
+
 }  // namespace
 
 TEST(VectorOps, LongExpAndSumGoPieceByPiece) {
@@ -109,4 +133,26 @@ TEST(VectorOps, RmsNormMatchesTheReference) {
   }
   RecordProperty("worst_relative_error", std::to_string(worst));
   std::printf("RMSNorm 2048: worst relative error %.4g\n", worst);
+}
+
+// pccx_rmsnorm_ex without gamma and with a scalar: 3 x / rms within the same
+// 2 % as RMSNorm; pccx_rms_value: sqrt(mean(x^2) + eps) within 4 BF16
+// roundings.
+TEST(VectorOps, RmsNormWithAScalarAndTheMagnitude) {
+  std::mt19937 rng(12);
+  std::normal_distribution<float> nd(0.0f, 2.0f);
+  g_x.assign(kHidden, 0), g_y.assign(kHidden, 0);
+  for (auto& v : g_x) v = to_bf16(nd(rng));
+  const auto r = vp::run_simulation(config::platform_config{},
+                                    test_firmware(&rmsnorm_ex_and_value, "rmsnorm_ex"), nullptr);
+  ASSERT_EQ(r.exit_code, 0) << r.message;
+  ASSERT_EQ(g_y.size(), kHidden + 1u);
+  double ss = 0;
+  for (uint16_t v : g_x) ss += double(from_bf16(v)) * from_bf16(v);
+  const double rms = std::sqrt(ss / kHidden + 1e-6);
+  for (uint32_t i = 0; i < kHidden; ++i) {
+    const double want = 3.0 * from_bf16(g_x[i]) / rms;
+    EXPECT_LE(std::fabs(from_bf16(g_y[i]) - want), 0.02 * std::fabs(want) + 1e-6) << "element " << i;
+  }
+  EXPECT_NEAR(from_bf16(g_y[kHidden]), rms, rms * 4.0 / 256);
 }
