@@ -46,7 +46,8 @@ cli_options parse_cli(int argc, char** argv) {
       "sinks", po::value(&o.sinks),
       "first tokens a full-history ring keeps when it wraps (sink + window) (0)")(
       "per-layer", po::bool_switch(&o.per_layer),
-      "time and instructions per part of a token (entry, each layer, exit)");
+      "time and instructions per part of a token (entry, each layer, exit)")(
+      "json", po::value(&o.json_file), "write the whole decode report as JSON to FILE");
   po::options_description hidden;
   hidden.add_options()("positional", po::value<std::vector<std::string>>(&positional));
   po::options_description all;
@@ -66,7 +67,8 @@ cli_options parse_cli(int argc, char** argv) {
   help << "usage: pccx-vp [run] [options]\n"
           "       pccx-vp disasm FILE.memh [--config FILE] [--set KEY=VALUE]\n"
           "       pccx-vp kv-accuracy [--out DIR] [--tokens N] [--heads N] [--seed S]\n"
-          "       pccx-vp decode --model FILE [--context L] [--tokens N] [--ring-cap C] [--sinks S] [--per-layer]\n\n"
+          "       pccx-vp decode --model FILE [--context L] [--tokens N] [--ring-cap C]\n"
+          "                      [--sinks S] [--per-layer] [--json FILE]\n\n"
        << general << kv << dec;
   o.help_text = help.str();
 

@@ -31,6 +31,7 @@ struct cli_options {
   std::string model;
   uint32_t context = 1024, decode_tokens = 1, ring_cap = 0, sinks = 0;
   bool per_layer = false;
+  std::string json_file;  // decode --json: the report as JSON
   config::config_layers layers;
   std::string dump_config;
   bool validate_only = false;

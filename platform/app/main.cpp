@@ -17,6 +17,7 @@
 #include "vp/firmware/firmware_loader.h"
 #include "vp/top/runtime_params.h"
 #include "vp/top/simulation.h"
+#include "workload/decode_report_json.h"
 #include "workload/decode_runner.h"
 
 namespace {
@@ -25,30 +26,57 @@ constexpr int kExitOk = 0;
 constexpr int kExitSimFailure = 1;
 constexpr int kExitBadInput = 2;
 
-// The decode core (docs/decode.md) of a model file: prints the report.
+void write_decode_json(const std::string& path, const nlohmann::json& doc) {
+  std::ofstream f(path);
+  if (!f || !(f << doc.dump(2) << '\n'))
+    throw pccx::vp::input_error("cannot write " + path + " (--json)");
+}
+
+// The decode (docs/decode.md) of a model file: prints the report and,
+// with --json FILE, writes it (also when the decode fails, with the reason,
+// so a table of many runs can tell a plan that does not fit from a fault).
 int run_decode_command(const pccx::config::platform_config& cfg,
                        const pccx::app::cli_options& opts) {
-  const pccx::llm::model_config m = pccx::llm::load_model(opts.model);
   pccx::workload::decode_options o;
   o.context = opts.context;
   o.tokens = opts.decode_tokens;
   o.ring_cap = opts.ring_cap;
   o.sinks = opts.sinks;
   o.per_layer = opts.per_layer;
+  auto document = [&](const pccx::workload::decode_report* rep, const std::string& status,
+                      const std::string& error) {
+    if (!opts.json_file.empty())
+      write_decode_json(opts.json_file,
+                        pccx::workload::decode_document(opts.model, o, rep, status, error));
+  };
   pccx::workload::decode_report rep;
   try {
+    const pccx::llm::model_config m = pccx::llm::load_model(opts.model);
     rep = pccx::workload::run_decode(cfg, m, o);
   } catch (const pccx::llm::ddr_plan_error& e) {
+    document(nullptr, "does_not_fit", e.what());
     throw pccx::vp::input_error(e.what());
   } catch (const std::invalid_argument& e) {
+    document(nullptr, "bad_input", e.what());
     throw pccx::vp::input_error(e.what());
+  } catch (const pccx::config::config_error& e) {
+    document(nullptr, "bad_input", e.what());
+    throw;
+  } catch (const std::exception& e) {
+    document(nullptr, "failed", e.what());
+    throw;
   }
   if (rep.run.exit_code != 0) {
     for (const auto& line : rep.run.printed) std::cout << line << '\n';
     std::cerr << "pccx-vp: decode firmware finished with exit code " << rep.run.exit_code << ": "
               << rep.run.message << '\n';
+    // The firmware prints why it stops just before it does.
+    const std::string why = rep.run.printed.empty() ? rep.run.message : rep.run.printed.back();
+    document(&rep, "failed",
+             "firmware exit code " + std::to_string(rep.run.exit_code) + ": " + why);
     return kExitSimFailure;
   }
+  document(&rep, "ok", "");
   std::cout << rep.text();
   return kExitOk;
 }

@@ -1,0 +1,90 @@
+#include "workload/decode_report_json.h"
+
+namespace pccx::workload {
+
+nlohmann::json to_json(const llm::roofline& r) {
+  return {{"weight_bytes", r.weight_bytes},
+          {"kv_read_bytes", r.kv_read_bytes},
+          {"kv_write_bytes", r.kv_write_bytes},
+          {"bytes", r.bytes()},
+          {"macs", r.macs},
+          {"memory_seconds", r.memory_seconds},
+          {"compute_seconds", r.compute_seconds},
+          {"bound_seconds", r.bound_seconds},
+          {"memory_bound", r.memory_bound},
+          {"max_mac_utilisation", r.max_mac_utilisation}};
+}
+
+nlohmann::json to_json(const engine_time& e) {
+  return {{"busy", e.busy}, {"stall", e.stall}, {"idle", e.idle}};
+}
+
+namespace {
+
+const char* outcome(vp::run_control::state s) {
+  switch (s) {
+    case vp::run_control::state::finished: return "finished";
+    case vp::run_control::state::running: return "running";
+    case vp::run_control::state::failed: return "failed";
+  }
+  return "failed";
+}
+
+nlohmann::json run_json(const vp::run_result& r) {
+  nlohmann::json j = {{"outcome", outcome(r.state)},
+                      {"exit_code", r.exit_code},
+                      {"message", r.message},
+                      {"sim_time_ns", r.sim_time_ns},
+                      {"instructions_retired", r.instructions_retired}};
+  nlohmann::json counters = nlohmann::json::object();
+  for (const auto& [name, value] : r.counters) counters[name] = value;
+  j["counters"] = std::move(counters);
+  if (r.exit_code != 0) j["printed"] = r.printed;
+  return j;
+}
+
+}  // namespace
+
+nlohmann::json to_json(const decode_report& r) {
+  nlohmann::json j;
+  j["model"] = r.model;
+  j["context"] = r.context;
+  j["tokens"] = r.tokens;
+  j["ring_cap"] = r.ring_cap;
+  j["latency_ns"] = r.latency_ns;
+  j["instructions"] = r.instructions;
+  j["gemv_macs"] = r.gemv_macs;
+  j["macs"] = r.macs;
+  j["cycles"] = r.cycles;
+  j["gemv_utilisation"] = r.gemv_utilisation;
+  j["npu_utilisation"] = r.npu_utilisation;
+  j["engines"] = nlohmann::json::object();
+  for (const auto& [name, e] : r.engines) j["engines"][name] = to_json(e);
+  j["ddr_bytes"] = r.ddr_bytes;
+  j["ddr_bytes_per_token"] = r.ddr_bytes_per_token;
+  j["achieved_gbps"] = r.achieved_gbps;
+  j["bound"] = nlohmann::json::array();
+  for (const auto& b : r.bound) j["bound"].push_back(to_json(b));
+  j["bound_ratio"] = r.bound_ratio;
+  j["wall_time_s"] = r.wall_time_s;
+  j["run"] = run_json(r.run);
+  return j;
+}
+
+nlohmann::json to_json(const decode_options& o) {
+  return {{"context", o.context}, {"tokens", o.tokens},   {"ring_cap", o.ring_cap},
+          {"sinks", o.sinks},     {"lm_tile", o.lm_tile}, {"token_ids", o.token_ids}};
+}
+
+nlohmann::json decode_document(const std::string& model_file, const decode_options& o,
+                               const decode_report* report, const std::string& status,
+                               const std::string& error) {
+  nlohmann::json j = report ? to_json(*report) : nlohmann::json::object();
+  j["status"] = status;
+  if (!error.empty()) j["error"] = error;
+  j["options"] = to_json(o);
+  j["options"]["model_file"] = model_file;
+  return j;
+}
+
+}  // namespace pccx::workload
