@@ -48,10 +48,14 @@ cli_options parse_cli(int argc, char** argv) {
       "per-layer", po::bool_switch(&o.per_layer),
       "time and instructions per part of a token (entry, each layer, exit)")(
       "json", po::value(&o.json_file), "write the whole decode report as JSON to FILE");
+  po::options_description table("decode-table options");
+  table.add_options()("sweep", po::value(&o.sweep),
+                      "sweep file: models, contexts, tokens, KV strategies")(
+      "jobs,j", po::value(&o.jobs), "cells run at once (default: the number of cores)");
   po::options_description hidden;
   hidden.add_options()("positional", po::value<std::vector<std::string>>(&positional));
   po::options_description all;
-  all.add(general).add(kv).add(dec).add(hidden);
+  all.add(general).add(kv).add(dec).add(table).add(hidden);
   po::positional_options_description pos;
   pos.add("positional", -1);
 
@@ -68,8 +72,10 @@ cli_options parse_cli(int argc, char** argv) {
           "       pccx-vp disasm FILE.memh [--config FILE] [--set KEY=VALUE]\n"
           "       pccx-vp kv-accuracy [--out DIR] [--tokens N] [--heads N] [--seed S]\n"
           "       pccx-vp decode --model FILE [--context L] [--tokens N] [--ring-cap C]\n"
-          "                      [--sinks S] [--per-layer] [--json FILE]\n\n"
-       << general << kv << dec;
+          "                      [--sinks S] [--per-layer] [--json FILE]\n"
+          "       pccx-vp decode-table --sweep FILE --out DIR [--jobs J] [--config FILE]\n"
+          "                      [--set KEY=VALUE]\n\n"
+       << general << kv << dec << table;
   o.help_text = help.str();
 
   if (vm.count("help"))
@@ -90,9 +96,13 @@ cli_options parse_cli(int argc, char** argv) {
     } else if (positional[0] == "decode") {
       if (positional.size() != 1) throw cli_error("decode takes no file arguments (--model FILE)");
       if (o.cmd == cli_options::command::run) o.cmd = cli_options::command::decode;
+    } else if (positional[0] == "decode-table") {
+      if (positional.size() != 1)
+        throw cli_error("decode-table takes no file arguments (--sweep FILE --out DIR)");
+      if (o.cmd == cli_options::command::run) o.cmd = cli_options::command::decode_table;
     } else if (positional[0] != "run" || positional.size() != 1) {
       throw cli_error("unknown command '" + positional[0] +
-                      "' (commands: run, disasm, kv-accuracy, decode)");
+                      "' (commands: run, disasm, kv-accuracy, decode, decode-table)");
     }
   }
   if (o.cmd == cli_options::command::kv_accuracy) {
@@ -104,6 +114,15 @@ cli_options parse_cli(int argc, char** argv) {
     if (o.model.empty()) throw cli_error("decode needs --model FILE");
     o.decode_tokens = vm.count("tokens") ? o.kv_tokens : 1;
     if (o.decode_tokens == 0) throw cli_error("--tokens must be at least 1");
+  }
+  if (o.cmd == cli_options::command::decode_table) {
+    if (o.sweep.empty()) throw cli_error("decode-table needs --sweep FILE");
+    if (out_dir.empty()) throw cli_error("decode-table needs --out DIR");
+    if (vm.count("jobs") && (o.jobs == 0 || o.jobs > 1024))
+      throw cli_error("--jobs must be from 1 to 1024");
+    // The table's folder, not output.dir: the cells' runs write no summary.
+    o.out_dir = out_dir;
+    out_dir.clear();
   }
 
   o.layers.sets = sets;

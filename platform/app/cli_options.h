@@ -17,6 +17,7 @@ struct cli_options {
     disasm,
     kv_accuracy,
     decode,
+    decode_table,
     help,
     version,
     list_firmware
@@ -32,6 +33,9 @@ struct cli_options {
   uint32_t context = 1024, decode_tokens = 1, ring_cap = 0, sinks = 0;
   bool per_layer = false;
   std::string json_file;  // decode --json: the report as JSON
+  // decode-table: the sweep file and the children run at once (0 = cores).
+  std::string sweep;
+  uint32_t jobs = 0;
   config::config_layers layers;
   std::string dump_config;
   bool validate_only = false;

@@ -9,6 +9,7 @@
 #include "cli_options.h"
 #include "config/config_error.h"
 #include "config/config_loader.h"
+#include "decode_table_command.h"
 #include "kv_accuracy_command.h"
 #include "llm/ddr_plan.h"
 #include "llm/model_config.h"
@@ -108,6 +109,7 @@ int run(int argc, char** argv) {
   if (opts.cmd == cli_options::command::disasm) return run_disasm(cfg, opts.disasm_file);
   if (opts.cmd == cli_options::command::kv_accuracy) return run_kv_accuracy(opts, std::cout);
   if (opts.cmd == cli_options::command::decode) return run_decode_command(cfg, opts);
+  if (opts.cmd == cli_options::command::decode_table) return pccx::app::run_decode_table(opts);
 
   const pccx::vp::firmware_image fw = pccx::vp::load_firmware(opts.firmware);
   pccx::vp::apply_log_config(cfg.log);

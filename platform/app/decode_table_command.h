@@ -1,0 +1,16 @@
+// `pccx-vp decode-table`: every cell of a sweep file (model x KV strategy x
+// context) as a child `pccx-vp decode --json` process, --jobs at a time,
+// gathered into DIR/decode_table.{md,csv,json} with the cells' documents in
+// DIR/cells/ and the wall-clock figures in DIR/decode_table_timing.json.
+// docs/decode-table.md.
+#pragma once
+
+#include "cli_options.h"
+
+namespace pccx::app {
+
+// 0 when every cell ran or was reported as not fitting in DDR, 1 when any
+// other cell failed (its output goes to stderr); bad input throws.
+int run_decode_table(const cli_options& opts);
+
+}  // namespace pccx::app
