@@ -66,14 +66,18 @@ nlohmann::json to_json(const decode_report& r) {
   j["bound"] = nlohmann::json::array();
   for (const auto& b : r.bound) j["bound"].push_back(to_json(b));
   j["bound_ratio"] = r.bound_ratio;
+  j["parts"] = nlohmann::json::array();
+  for (const auto& p : r.parts)
+    j["parts"].push_back({{"name", p.name}, {"instructions", p.instructions}, {"ns", p.ns}});
   j["wall_time_s"] = r.wall_time_s;
   j["run"] = run_json(r.run);
   return j;
 }
 
 nlohmann::json to_json(const decode_options& o) {
-  return {{"context", o.context}, {"tokens", o.tokens},   {"ring_cap", o.ring_cap},
-          {"sinks", o.sinks},     {"lm_tile", o.lm_tile}, {"token_ids", o.token_ids}};
+  return {{"context", o.context},    {"tokens", o.tokens},   {"ring_cap", o.ring_cap},
+          {"sinks", o.sinks},        {"lm_tile", o.lm_tile}, {"token_ids", o.token_ids},
+          {"per_layer", o.per_layer}};
 }
 
 nlohmann::json decode_document(const std::string& model_file, const decode_options& o,
