@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # pccx-vp build driver: installs missing Debian packages, configures,
 # builds, then runs either the main job or the whole test suite.
-#   scripts/build.sh run    main job (writes into out/main)
+#   scripts/build.sh run    main job: the decode table (writes into out/main)
 #   scripts/build.sh test   every test
 set -euo pipefail
 
@@ -38,12 +38,11 @@ case "$mode" in
   run)
     install_missing
     configure_and_build -DPCCX_BUILD_TESTS=OFF
-    mkdir -p "$root/out/main"
-    "$build/platform/app/pccx-vp" --config "$root/configs/kv260.json" \
-      --out "$root/out/main" \
-      --trace-instructions "$root/out/main/instructions.jsonl" \
-      --trace-mmio "$root/out/main/mmio.jsonl"
-    echo "pccx-vp: outputs in out/main (summary.json, instructions.jsonl, mmio.jsonl)"
+    exe="$(cd "$build" && pwd)/platform/app/pccx-vp"
+    # From the repository root, so the tables name the sweep and models by
+    # their paths in the repository.
+    (cd "$root" && "$exe" decode-table --sweep configs/sweeps/decode-table.json --out out/main)
+    echo "pccx-vp: outputs in out/main (decode_table.md, decode_table.csv, decode_table.json, cells/)"
     ;;
   test)
     install_missing
