@@ -1,7 +1,6 @@
 #include "decode_table_command.h"
 
 #include <fcntl.h>
-#include <signal.h>
 #include <spawn.h>
 #include <sys/wait.h>
 #include <unistd.h>

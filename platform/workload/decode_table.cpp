@@ -3,7 +3,6 @@
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
-#include <set>
 #include <sstream>
 
 #include "config/layered_json.h"
@@ -259,12 +258,13 @@ decode_sweep load_sweep(const std::string& path, const config::config_layers& ba
     diag.throw_if_any();
   }
   // The same text again, keeping the order of the keys of "set".
-  nlohmann::ordered_json ordered;
-  {
-    std::ifstream in(path, std::ios::binary);
-    std::stringstream text;
-    text << in.rdbuf();
-    ordered = nlohmann::ordered_json::parse(text.str());
+  std::ifstream in(path, std::ios::binary);
+  std::stringstream text;
+  text << in.rdbuf();
+  const nlohmann::ordered_json ordered = nlohmann::ordered_json::parse(text.str(), nullptr, false);
+  if (ordered.is_discarded() || !ordered.is_object()) {
+    diag.report(file, "", "changed while it was read");
+    diag.throw_if_any();
   }
 
   decode_sweep s;
@@ -273,13 +273,13 @@ decode_sweep load_sweep(const std::string& path, const config::config_layers& ba
   require(plain, "", {"models", "contexts", "tokens", "strategies"}, file, diag);
   take_sets(ordered, plain, "", file, s.set, diag);
   std::vector<config_sets> strategy_sets;
-  if (ordered.contains("strategies") && ordered["strategies"].is_array()) {
+  if (ordered.contains("strategies") && ordered.at("strategies").is_array()) {
     auto& list = plain["strategies"];
-    for (std::size_t i = 0; i < ordered["strategies"].size(); ++i) {
+    for (std::size_t i = 0; i < ordered.at("strategies").size(); ++i) {
       const std::string at = index_pointer("/strategies", i);
       require(list[i], at, {"name"}, file, diag);
       strategy_sets.emplace_back();
-      take_sets(ordered["strategies"][i], list[i], at, file, strategy_sets.back(), diag);
+      take_sets(ordered.at("strategies")[i], list[i], at, file, strategy_sets.back(), diag);
     }
   }
   sweep_schema raw;

@@ -94,6 +94,8 @@ TEST_F(DecodeTable, TinySweepWritesTheSameTablesWhateverTheJobs) {
             0u)
       << csv[0];
   EXPECT_EQ(csv[1].rfind("tiny,fp16,FP16 KV,16,18,0,2,L+1..L+2,ok,", 0), 0u) << csv[1];
+  EXPECT_EQ(csv[7].rfind("tiny,int4-window,\"INT4 KV + 4 sinks, 32-token cap\",16,32,4,", 0), 0u)
+      << csv[7];
   EXPECT_EQ(csv[10].rfind("tiny,rot3,", 0), 0u) << csv[10];
 
   const json t = json::parse(read_file(path("t1/decode_table.json")));
