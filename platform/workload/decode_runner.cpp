@@ -10,6 +10,8 @@
 #include "npu/units/bf16.h"
 #include "pccx_gemma_decode.h"
 #include "pccx_host_mem.h"
+#include "memory/ddr/ddr_efficiency.h"
+#include "vp/top/memory_params.h"
 #include "vp/top/platform_top.h"
 
 namespace pccx::workload {
@@ -386,10 +388,15 @@ decode_report run_decode(const config::platform_config& base, const llm::model_c
     }
   }
   double lat = 0, bound = 0;
+  // The bound of this configuration: its effective DDR bandwidth and GEMV
+  // peak, so a what-if moves the bound with the latency.
+  llm::roofline_inputs in;
+  in.ddr_bytes_per_second = mem::derive_efficiency(vp::make_ddr_params(cfg).dram).effective_bytes_per_s;
+  in.macs_per_second = gemv_peak * cfg.clocks.core_mhz * 1e6;
   for (uint32_t t = 0; t < o.tokens; ++t) {
     // A capped ring attends at most ring_cap tokens.
     const uint32_t span = std::min(o.context + 1 + t, o.ring_cap);
-    rep.bound.push_back(llm::decode_roofline(m, kvf, span, llm::roofline_inputs{}));
+    rep.bound.push_back(llm::decode_roofline(m, kvf, span, in));
     bound += rep.bound.back().bound_seconds * 1e9;
     lat += rep.latency_ns[t];
   }
