@@ -76,8 +76,10 @@ struct reference_options {
 
 class reference_decoder {
  public:
-  // Throws std::invalid_argument for bad options (sinks not below a ring's
-  // cap, formats that do not fit the model or have no stored scale).
+  // Keeps a reference to `w` (it must outlive the decoder) and copies its
+  // values into double. Throws std::invalid_argument for bad options (sinks
+  // not below a ring's cap, formats that do not fit the model or have no
+  // stored scale, a context without a history).
   reference_decoder(const weight_image& w, kv_history_fn history, const reference_options& o);
 
   // Decodes `token` at the next position (L, then L + 1, ...) and returns

@@ -38,7 +38,7 @@ class kv_history {
   // N(0, 1) elements divided by their RMS (rms0). Defined for any position.
   void vector(uint32_t layer, uint32_t head, uint32_t pos, bool is_value, float* out) const;
   std::vector<float> vector(uint32_t layer, uint32_t head, uint32_t pos, bool is_value) const;
-  // The history as the reference takes it.
+  // The history as the reference takes it (it refers to this object).
   llm::kv_history_fn history() const;
 
   // The encoded records of the valid positions of every ring after L

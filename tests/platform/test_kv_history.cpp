@@ -8,6 +8,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <iomanip>
 #include <iostream>
 #include <map>
 
@@ -273,7 +274,8 @@ TEST(KvHistory, TheReferenceDecodesFromIt) {
   const auto fp16 = llm::reference_decoder(w, hist.history(), o).run(tokens);
   for (size_t t = 0; t < tokens.size(); ++t) {
     const double c = llm::cosine_similarity(exact[t], fp16[t]);
-    std::cout << "token " << t << ": cosine fp16 records / exact " << c << "\n";
+    std::cout << "token " << t << ": cosine fp16 records / exact " << std::setprecision(9) << c
+              << "\n";
     EXPECT_GT(c, 0.9999);
   }
 }
