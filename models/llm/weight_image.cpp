@@ -176,6 +176,14 @@ weight_image::weight_image(const model_config& m, const ddr_plan& plan, uint64_t
                             " record bytes); a synthetic image holds at most " +
                             grouped(options.max_values) + " (small models only)");
 
+  // Queries of RMS a make scores q.k (keys of RMS 1, times attention.scale)
+  // of standard deviation query_logit_std.
+  const auto& at = m.attention;
+  const double query_rms =
+      options.query_logit_std > 0 && at.scale > 0
+          ? options.query_logit_std / (std::sqrt(double(at.head_dim)) * at.scale)
+          : 1.0;
+
   for (const auto& pm : plan_.matrices) {
     if (pm.record_bytes != weight_record_bytes(m.weights, pm.shape.cols))
       throw std::invalid_argument("weight_image: the plan's records of " +
@@ -183,8 +191,10 @@ weight_image::weight_image(const model_config& m, const ddr_plan& plan, uint64_t
                                   " do not match the model's weights format");
     std::vector<uint8_t> bytes(pm.bytes, 0);
     // The nominal input count: a matrix stored by unit (ffn_down) is
-    // applied transposed, so its inputs are its rows.
-    const double inputs = pm.shape.by_unit ? pm.shape.rows : pm.shape.cols;
+    // applied transposed, so its inputs are its rows. Without qk_norm the
+    // queries take the query RMS from W_q itself (RMS a / sqrt(cols)).
+    double inputs = pm.shape.by_unit ? pm.shape.rows : pm.shape.cols;
+    if (pm.shape.name == "attn_q" && !m.attention.qk_norm) inputs /= query_rms * query_rms;
     for (uint32_t r = 0; r < pm.shape.rows; ++r) {
       const auto rec =
           make_weight_row(m.weights, pm.shape.cols, inputs, options.scale_spread,
@@ -203,10 +213,13 @@ weight_image::weight_image(const model_config& m, const ddr_plan& plan, uint64_t
       for (uint32_t w = 0; w * 8 < v.elements; ++w)
         out[w * 8] = bf16::from_double(options.coefficient_spread * rng.uniform());
     } else {
-      // Norm gammas and altup_output_scale around 1; the router norm is
-      // stored divided by hidden (docs/decode-model.md, storage transforms).
+      // Norm gammas and altup_output_scale around 1, q_norm around the
+      // query RMS; the router norm is stored divided by hidden
+      // (docs/decode-model.md, storage transforms).
+      const double centre = v.name == "q_norm" ? query_rms : 1.0;
       const double div = v.name == "altup_router_norm" ? double(m.hidden) : 1.0;
-      for (auto& e : out) e = bf16::from_double((1.0 + options.gamma_spread * rng.uniform()) / div);
+      for (auto& e : out)
+        e = bf16::from_double(centre * (1.0 + options.gamma_spread * rng.uniform()) / div);
     }
     vectors_[{v.layer, v.name}] = std::move(out);
   }

@@ -62,6 +62,13 @@ struct weight_image_options {
   double gamma_spread = 0.2;        // norm gammas and altup_output_scale: 1 + spread u
   double coefficient_spread = 0.1;  // AltUp coefficients: spread u
   double scale_spread = 0.25;       // a row's or group's scale: (1 + spread u) x nominal
+  // Standard deviation of the attention scores q.k x attention.scale
+  // against keys of RMS 1: the queries get an RMS of a = std / (sqrt(head_dim)
+  // x scale), through the q_norm gammas (a (1 + spread u)) or, without
+  // qk_norm, through W_q's rows. 3 is what real decoder caches show
+  // (docs/kv-formats.md); sharper attention makes the logits chaotic in
+  // small errors. 0: q_norm gammas around 1 like the other norms.
+  double query_logit_std = 3.0;
 };
 
 class weight_image {

@@ -6,6 +6,7 @@
 #include <gtest/gtest.h>
 
 #include <cmath>
+#include <iomanip>
 #include <iostream>
 
 #include "llm/reference_decoder.h"
@@ -339,11 +340,11 @@ TEST(ReferenceDecoder, KvCodecModeStaysCloseToTheExactCache) {
     double floor;  // asserted, below the measured value with a margin
   };
   // Measured on this image and history (seed 1, L = 16, 4 tokens):
-  // fp16 0.999999, int8/g32 0.99974, int4/g32 0.901, rot4 0.933, rot3 0.915.
+  // fp16 0.9999997, int8/g32 0.99986, int4/g32 0.932, rot4 0.951, rot3 0.929.
   const fmt formats[] = {
-      {"fp16", kv::kv_kind::fp16, 0, 4, 0.9999},   {"int8/g32", kv::kv_kind::int8, 32, 4, 0.999},
-      {"int4/g32", kv::kv_kind::int4, 32, 4, 0.8}, {"rot4", kv::kv_kind::rotated, 0, 4, 0.8},
-      {"rot3", kv::kv_kind::rotated, 0, 3, 0.8},
+      {"fp16", kv::kv_kind::fp16, 0, 4, 0.9999},    {"int8/g32", kv::kv_kind::int8, 32, 4, 0.9995},
+      {"int4/g32", kv::kv_kind::int4, 32, 4, 0.85}, {"rot4", kv::kv_kind::rotated, 0, 4, 0.85},
+      {"rot3", kv::kv_kind::rotated, 0, 3, 0.85},
   };
   double previous = 1.0;
   for (const auto& f : formats) {
@@ -357,8 +358,8 @@ TEST(ReferenceDecoder, KvCodecModeStaysCloseToTheExactCache) {
     }
     const auto q = decode(w, h, o);
     const double c = min_cosine(q, exact);
-    std::cout << f.name << ": min cosine to the exact cache over " << q.size() << " tokens " << c
-              << "\n";
+    std::cout << f.name << ": min cosine to the exact cache over " << q.size() << " tokens "
+              << std::setprecision(9) << c << "\n";
     EXPECT_GT(c, f.floor) << f.name;
     // Fewer bits, further away: fp16 > int8 > the 3- and 4-bit formats.
     EXPECT_LT(c, previous) << f.name;

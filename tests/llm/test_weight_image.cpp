@@ -174,6 +174,9 @@ TEST(WeightImage, VectorsAreStoredAsSpecified) {
         }
       }
       EXPECT_GT(distinct.size(), x.size() / 8 / 2);
+    } else if (v.name == "q_norm") {
+      // Queries of RMS 3 / sqrt(head_dim): scores of standard deviation 3.
+      for (float e : x) EXPECT_NEAR(e / (3 / std::sqrt(32.0)), 1.0, 0.21);
     } else if (v.name == "altup_router_norm") {
       // g / hidden: the stored values times hidden are gammas around 1.
       for (float e : x) EXPECT_NEAR(double(e) * m.hidden, 1.0, 0.21);
@@ -183,6 +186,27 @@ TEST(WeightImage, VectorsAreStoredAsSpecified) {
   }
   EXPECT_THROW(w.vector(0, "no_such_norm"), std::invalid_argument);
   EXPECT_THROW(w.vector(-1, "input_norm"), std::invalid_argument);
+}
+
+TEST(WeightImage, QueriesGiveScoresOfTheChosenSpread) {
+  // With qk_norm through the q_norm gammas; without it through W_q's rows;
+  // attention.scale is taken into account; 0 keeps gammas around 1.
+  auto rms = [](const std::vector<float>& x) {
+    double s = 0;
+    for (float v : x) s += double(v) * v;
+    return std::sqrt(s / x.size());
+  };
+  const model_config m = llmtest::tiny();
+  EXPECT_NEAR(rms(weight_image(m, plan_of(m), 1).vector(2, "q_norm")), 3 / std::sqrt(32.0), 0.03);
+  weight_image_options o;
+  o.query_logit_std = 0;
+  EXPECT_NEAR(rms(weight_image(m, plan_of(m), 1, o).vector(2, "q_norm")), 1.0, 0.05);
+  const model_config s = load_model(llmtest::model_path("tiny"), {"attention.scale=0.5"});
+  EXPECT_NEAR(rms(weight_image(s, plan_of(s), 1).vector(2, "q_norm")), 6 / std::sqrt(32.0), 0.06);
+  const model_config n = load_model(llmtest::model_path("tiny"), {"attention.qk_norm=false"});
+  const weight_image wn(n, plan_of(n), 1);
+  EXPECT_NEAR(rms(wn.matrix(2, "attn_q")) * 8, 3 / std::sqrt(32.0), 0.03);  // x sqrt(64 inputs)
+  EXPECT_NEAR(rms(wn.matrix(2, "attn_k")) * 8, 1.0, 0.05);
 }
 
 TEST(WeightImage, PerLayerEmbeddingRows) {
