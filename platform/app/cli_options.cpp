@@ -47,7 +47,10 @@ cli_options parse_cli(int argc, char** argv) {
       "first tokens a full-history ring keeps when it wraps (sink + window) (0)")(
       "per-layer", po::bool_switch(&o.per_layer),
       "time and instructions per part of a token (entry, each layer, exit)")(
-      "json", po::value(&o.json_file), "write the whole decode report as JSON to FILE");
+      "json", po::value(&o.json_file), "write the whole decode report as JSON to FILE")(
+      "reference", po::value(&o.reference_seed),
+      "functional check: synthetic weights and KV history of this seed (not 0), logits "
+      "compared with the host reference (needs simulation.mode=functional)");
   po::options_description table("decode-table options");
   table.add_options()("sweep", po::value(&o.sweep),
                       "sweep file: models, contexts, tokens, KV strategies")(
@@ -72,7 +75,7 @@ cli_options parse_cli(int argc, char** argv) {
           "       pccx-vp disasm FILE.memh [--config FILE] [--set KEY=VALUE]\n"
           "       pccx-vp kv-accuracy [--out DIR] [--tokens N] [--heads N] [--seed S]\n"
           "       pccx-vp decode --model FILE [--context L] [--tokens N] [--ring-cap C]\n"
-          "                      [--sinks S] [--per-layer] [--json FILE]\n"
+          "                      [--sinks S] [--per-layer] [--json FILE] [--reference SEED]\n"
           "       pccx-vp decode-table --sweep FILE --out DIR [--jobs J] [--config FILE]\n"
           "                      [--set KEY=VALUE]\n\n"
        << general << kv << dec << table;

@@ -32,6 +32,7 @@ struct cli_options {
   std::string model;
   uint32_t context = 1024, decode_tokens = 1, ring_cap = 0, sinks = 0;
   bool per_layer = false;
+  uint64_t reference_seed = 0;
   std::string json_file;  // decode --json: the report as JSON
   // decode-table: the sweep file and the children run at once (0 = cores).
   std::string sweep;

@@ -44,6 +44,7 @@ int run_decode_command(const pccx::config::platform_config& cfg,
   o.ring_cap = opts.ring_cap;
   o.sinks = opts.sinks;
   o.per_layer = opts.per_layer;
+  o.reference_seed = opts.reference_seed;
   auto document = [&](const pccx::workload::decode_report* rep, const std::string& status,
                       const std::string& error) {
     if (!opts.json_file.empty())

@@ -69,6 +69,8 @@ nlohmann::json to_json(const decode_report& r) {
   j["parts"] = nlohmann::json::array();
   for (const auto& p : r.parts)
     j["parts"].push_back({{"name", p.name}, {"instructions", p.instructions}, {"ns", p.ns}});
+  j["reference_cosine"] = r.reference_cosine;
+  j["reference_cosine_exact"] = r.reference_cosine_exact;
   j["wall_time_s"] = r.wall_time_s;
   j["run"] = run_json(r.run);
   return j;
@@ -77,7 +79,7 @@ nlohmann::json to_json(const decode_report& r) {
 nlohmann::json to_json(const decode_options& o) {
   return {{"context", o.context},    {"tokens", o.tokens},   {"ring_cap", o.ring_cap},
           {"sinks", o.sinks},        {"lm_tile", o.lm_tile}, {"token_ids", o.token_ids},
-          {"per_layer", o.per_layer}};
+          {"per_layer", o.per_layer}, {"reference_seed", o.reference_seed}};
 }
 
 nlohmann::json decode_document(const std::string& model_file, const decode_options& o,

@@ -4,12 +4,16 @@
 #include <cmath>
 #include <cstring>
 #include <iomanip>
+#include <memory>
 #include <sstream>
 #include <stdexcept>
 
 #include "npu/units/bf16.h"
 #include "pccx_gemma_decode.h"
 #include "pccx_host_mem.h"
+#include "llm/reference_decoder.h"
+#include "llm/weight_image.h"
+#include "workload/kv_history.h"
 #include "memory/ddr/ddr_efficiency.h"
 #include "vp/top/memory_params.h"
 #include "vp/top/platform_top.h"
@@ -55,12 +59,52 @@ uint64_t vector_addr(const llm::ddr_plan& p, int32_t layer, const std::string& n
 // The program and its block, for the firmware entry below.
 std::vector<uint8_t> g_block;
 uint64_t g_block_addr = 0;
+// A functional run with the reference check: the weights, the KV history and
+// the rotation matrix written before the decode, the logits read after it.
+std::vector<llm::blob> g_blobs;
+struct logits_readback {
+  uint64_t addr = 0, stride = 0;
+  uint32_t vocab = 0, tokens = 0;
+  std::vector<std::vector<uint16_t>> bf16;
+} g_logits;
 
 int host_then_decode(void) {
+  for (const auto& b : g_blobs)
+    for (size_t at = 0; at < b.bytes.size(); at += 1u << 20) {
+      const size_t n = std::min<size_t>(b.bytes.size() - at, 1u << 20);
+      pccx_host_write(b.addr + at, b.bytes.data() + at, static_cast<uint32_t>(n));
+    }
   // The block goes to DDR like any host data (in timing mode the DDR keeps
   // no bytes, so the program takes the same bytes from the host's memory).
   pccx_host_write(g_block_addr, g_block.data(), static_cast<uint32_t>(g_block.size()));
-  return pccx_gemma_decode_run(g_block.data(), static_cast<uint32_t>(g_block.size()));
+  const int rc = pccx_gemma_decode_run(g_block.data(), static_cast<uint32_t>(g_block.size()));
+  g_logits.bf16.clear();
+  if (rc == 0)
+    for (uint32_t t = 0; t < g_logits.tokens; ++t) {
+      g_logits.bf16.emplace_back(g_logits.vocab);
+      pccx_host_read(g_logits.addr + t * g_logits.stride, g_logits.bf16.back().data(),
+                     2 * g_logits.vocab);
+    }
+  return rc;
+}
+
+// H / sqrt(d) (Sylvester order, the codec's rotation) as INT4 row records:
+// entries +-1, every scale 1 / sqrt(d).
+std::vector<llm::blob> rotation_blobs(const llm::model_config& m, const llm::planned_matrix& r) {
+  const uint32_t d = r.shape.rows;
+  const uint32_t groups =
+      m.weights.scale_group == 0 ? 1 : (d + m.weights.scale_group - 1) / m.weights.scale_group;
+  const std::vector<uint16_t> scales(groups, npu::bf16::from_float(1.0f / std::sqrt(float(d))));
+  std::vector<llm::blob> out(2);
+  for (int f = 0; f < 2; ++f) out[f].addr = r.parts[f].addr;
+  for (uint32_t i = 0; i < d; ++i) {
+    std::vector<int> values(d);
+    for (uint32_t j = 0; j < d; ++j) values[j] = __builtin_popcount(i & j) % 2 ? -1 : 1;
+    const auto rec = llm::encode_weight_record(m.weights, values, scales);
+    auto& part = out[i % 2].bytes;
+    part.insert(part.end(), rec.begin(), rec.end());
+  }
+  return out;
 }
 
 uint64_t counter(const vp::run_result& r, const std::string& name) {
@@ -314,6 +358,28 @@ decode_report run_decode(const config::platform_config& base, const llm::model_c
                                 " bytes) is too small for the decode's block, staging and logits");
   g_block = decode_param_block(m, plan, o, at, kvf);
   g_block_addr = act.base;
+  g_blobs.clear();
+  g_logits = {};
+  std::unique_ptr<llm::weight_image> image;
+  std::unique_ptr<kv_history> history;
+  const std::vector<uint32_t> ids = o.token_ids.empty() ? default_token_ids(m, o.tokens) : o.token_ids;
+  if (o.reference_seed != 0) {
+    if (cfg.simulation.mode != "functional")
+      throw std::invalid_argument(
+          "the reference check needs simulation.mode=functional (values in DDR and L2)");
+    image = std::make_unique<llm::weight_image>(m, plan, o.reference_seed);
+    history = std::make_unique<kv_history>(m, plan, kvf, o.context, o.sinks, o.reference_seed + 1);
+    g_blobs = image->blobs();
+    for (auto& b : image->token_blobs(ids)) g_blobs.push_back(std::move(b));
+    for (auto& b : history->blobs()) g_blobs.push_back(std::move(b));
+    if (!at.rotation.parts.empty())
+      for (auto& b : rotation_blobs(m, at.rotation)) g_blobs.push_back(std::move(b));
+    if (at.logits_stride == 0 && o.tokens > 1)
+      throw std::invalid_argument("the reference check needs every token's logits: " +
+                                  std::to_string(o.tokens) + " x 2 x vocab bytes do not fit the "
+                                  "activation scratch");
+    g_logits = {at.logits, at.logits_stride, m.vocab, o.tokens, {}};
+  }
 
   vp::firmware_image fw;
   fw.name = "gemma_decode";
@@ -356,6 +422,27 @@ decode_report run_decode(const config::platform_config& base, const llm::model_c
   }
 
   if (o.per_layer) rep.parts = part_times(r, done_ns, o.tokens);
+  if (o.reference_seed != 0) {
+    // The platform's logits against the reference through the platform's
+    // KV formats (the decode's own error) and against the exact one (plus
+    // the KV format's error).
+    for (int exact = 0; exact < 2; ++exact) {
+      llm::reference_options ro;
+      ro.context = o.context;
+      ro.ring_cap = o.ring_cap;
+      ro.sinks = o.sinks;
+      ro.kv_codec = exact == 0;
+      ro.formats = kvf;
+      llm::reference_decoder ref(*image, history->history(), ro);
+      for (uint32_t t = 0; t < o.tokens; ++t) {
+        const std::vector<double> want = ref.step(ids[t]);
+        std::vector<double> got(m.vocab);
+        for (uint32_t v = 0; v < m.vocab; ++v) got[v] = npu::bf16::to_float(g_logits.bf16.at(t)[v]);
+        (exact ? rep.reference_cosine_exact : rep.reference_cosine)
+            .push_back(llm::cosine_similarity(got, want));
+      }
+    }
+  }
 
   rep.cycles = counter(r, "cycles");
   rep.gemv_macs = counter(r, "gemv_macs");
@@ -417,6 +504,11 @@ std::string decode_report::text() const {
     s << "  " << std::left << std::setw(9) << p.name << std::right << std::fixed
       << std::setprecision(1) << std::setw(10) << p.ns / 1e3 << " us " << std::setprecision(0)
       << std::setw(6) << p.instructions << " instructions\n";
+  for (size_t t = 0; t < reference_cosine.size(); ++t)
+    s << "  token " << t << " logits against the reference: cosine " << std::setprecision(6)
+      << reference_cosine[t] << " (KV formats as the platform's), "
+      << (t < reference_cosine_exact.size() ? reference_cosine_exact[t] : 0.0)
+      << " (exact K/V)\n";
   s << std::setprecision(2) << "  GEMV MAC utilisation " << 100 * gemv_utilisation << " %, NPU "
     << 100 * npu_utilisation << " %\n";
   for (const auto& [e, v] : engines)

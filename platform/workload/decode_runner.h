@@ -27,6 +27,11 @@ struct decode_options {
   uint32_t lm_tile = 2048;  // LM-head rows per GEMV (multiple of 8, <= 2048)
   std::vector<uint32_t> token_ids;  // the N tokens decoded; empty = default_token_ids
   bool per_layer = false;           // time and instructions per part (entry, layers, exit)
+  // Non-zero: a functional check. Synthetic weights (llm::weight_image of
+  // this seed) and KV history (seed + 1) are written into DDR, and the
+  // logits are compared with llm::reference_decoder. Needs
+  // simulation.mode=functional and a small model.
+  uint64_t reference_seed = 0;
 };
 
 // One part of a token (entry, layer l, exit, sync), averaged over the
@@ -69,6 +74,9 @@ struct decode_report {
   std::vector<llm::roofline> bound;                   // per token (context L + 1 + t)
   double bound_ratio = 0;                             // mean latency / mean bound
   std::vector<part_time> parts;  // with decode_options::per_layer
+  // With reference_seed, per token: cosine of the platform's logits to the
+  // reference's through the platform's KV formats, and to the exact one.
+  std::vector<double> reference_cosine, reference_cosine_exact;
   double wall_time_s = 0;
   vp::run_result run;
   std::string text() const;  // a human-readable summary
