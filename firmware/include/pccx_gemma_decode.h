@@ -14,22 +14,25 @@
  *  64 u64 logits (2 x vocab bytes; token t at logits + t x stride)
  *  72 u64 embedding table (0: tied, rows of the LM head)
  *  80 u64 final_norm   88 matrix lm_head
- * 128 ring[0]  168 ring[1]
- * 208 u32 streams S   212 u32 active stream   216 u32 per-layer dim P
- * 220 u32 laurel rank 224 u32 per-layer vocab 228 u32 sparse FFN layers
- * 232 f32 cutoff z    236 f32 final softcap (0 none)  240 f32 q scale
- * 244 u32 table format (0 int4, 1 int8, 2 bf16)  248 u32 table scale group
- * 252 u32 table row bytes  256 u64 per-layer table  264 u64 ple_proj_norm
- * 272 u32 weight scale group  276 u32 weights carry scales (0/1)
- * 280 matrix ple_model_proj  320 matrix rotation (rotated KV: H / sqrt(d))
- * 360 u32 offset of the AltUp matrices (proj.1 .. proj.S-1, then
- *     unproj.1 .. unproj.S-1)  364 u32 offset of the layer records
- * 368 u32 offset of the token ids (N u32)  372 u32 offset of the RoPE
+ * 136 ring[0]  176 ring[1]
+ * 216 u32 streams S   220 u32 active stream   224 u32 per-layer dim P
+ * 228 u32 laurel rank 232 u32 per-layer vocab 236 u32 sparse FFN layers
+ * 240 f32 cutoff z    244 f32 final softcap (0 none)  248 f32 q scale
+ * 252 u32 table format (0 int4, 1 int8, 2 bf16)  256 u32 table scale group
+ * 260 u32 table row bytes  264 u64 per-layer table  272 u64 ple_proj_norm
+ * 280 u32 weight scale group  284 u32 weights carry scales (0/1)
+ * 288 matrix ple_model_proj  336 matrix rotation (rotated KV: H / sqrt(d))
+ * 384 u32 offset of the AltUp matrices (proj.1 .. proj.S-1, then
+ *     unproj.1 .. unproj.S-1)  388 u32 offset of the layer records
+ * 392 u32 offset of the token ids (N u32)  396 u32 offset of the RoPE
  *     inverse frequencies (d/2 f32 local, then d/2 f32 global)
- * 376 u32 logits stride (0: every token writes the same logits)  380 u32 0
+ * 400 u32 logits stride (0: every token writes the same logits)
+ * 404 u32 weight streams F (1..4)  408 u8 x 4 their DMA channels (the
+ *     GEMV's weight FIFOs: row n of a matrix on channel n mod F)  412 u32 0
  *
- * Matrix (GD_MATRIX_BYTES): u64 even-row half, u64 odd-row half, u32 rows,
- *   u32 cols, u32 record bytes, u32 even bytes, u32 odd bytes, u32 0.
+ * Matrix (GD_MATRIX_BYTES): u64 x 4 part addresses (part f = rows n with
+ *   n mod F = f, one after another), u32 rows, u32 cols, u32 record bytes,
+ *   u32 parts (F).
  * Ring (GD_RING_BYTES): u64 base, u64 bytes, u32 layers, u32 max_tokens,
  *   u32 K record bytes, u32 V record bytes, u32 sinks, u32 0.
  * Layer (GD_LAYER_BYTES): u32 ffn, u32 ring, u32 ring layer index, u32
@@ -46,16 +49,18 @@ extern "C" {
 
 #define GD_PARAM_ADDR_DEFAULT 0x10000000ull
 #define GD_MAGIC 0x32434447u /* "GDC2" */
-#define GD_HEADER_BYTES 384u
-#define GD_MATRIX_BYTES 40u
+#define GD_HEADER_BYTES 416u
+#define GD_MATRIX_BYTES 48u
 #define GD_RING_BYTES 40u
 #define GD_LAYER_BYTES (24u + 12u * 8u + 12u * GD_MATRIX_BYTES)
 #define GD_OFF_LM_HEAD 88u
-#define GD_OFF_RINGS 128u
-#define GD_OFF_PLE_PROJ 280u
-#define GD_OFF_ROTATION 320u
+#define GD_OFF_WEIGHT_STREAMS 404u
+#define GD_OFF_RINGS 136u
+#define GD_OFF_PLE_PROJ 288u
+#define GD_OFF_ROTATION 336u
 #define GD_MAX_LAYERS 256u
 #define GD_MAX_STREAMS 8u
+#define GD_MAX_WEIGHT_STREAMS 4u
 #define GD_MAX_TOKENS 4096u
 #define GD_MAX_HEAD_DIM 2048u
 #define GD_MAX_BLOCK                                                                      \

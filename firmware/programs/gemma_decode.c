@@ -16,9 +16,10 @@
  * is scaled by a computed scalar has a slot word in front of it; a 1-row
  * GEMV leaves its result in element 0 of a word (elements 1..7 zero).
  *
- * Weight streams: a matrix's even-row half on HP2, odd-row half on HP3
- * (a 1-row GEMV takes its record on HP2), CLASS weights. K/V streams:
- * pccx_kv_submit_stream_split over HP2 + HP3, CLASS kv_read. Appends:
+ * Weight streams: row n of a matrix on the (n mod F)-th of the GEMV's F
+ * weight FIFOs (HP2 and HP3 by default; a 1-row GEMV takes its record on
+ * the first), CLASS weights. K/V streams: pccx_kv_submit_stream_split over
+ * the same channels, CLASS kv_read. Appends:
  * ACP_RESULT, CLASS kv_write. Norm weights and AltUp coefficients: ACP_FMAP,
  * CLASS weights. Staged rows and tables: ACP_FMAP, CLASS activations.
  * Logits: ACP_RESULT, CLASS activations. Constants, once per run: ACP_FMAP,
@@ -118,8 +119,8 @@
 #define S_ROPE 147456u  /* 8 tables of heads x head_dim BF16 */
 
 typedef struct {
-  uint64_t even, odd;
-  uint32_t rows, cols, rec, even_bytes, odd_bytes;
+  uint64_t part[GD_MAX_WEIGHT_STREAMS];
+  uint32_t rows, cols, rec, parts;
 } gd_matrix;
 
 typedef struct {
@@ -133,6 +134,8 @@ typedef struct {
       flags;
   uint64_t scratch, logits, embed_table, final_norm;
   uint32_t logits_stride;
+  uint32_t wf;                            /* weight streams F */
+  unsigned wch[GD_MAX_WEIGHT_STREAMS];    /* their DMA channels */
   gd_matrix lm, ple_model_proj, rotation;
   pccx_kv_handle kv[2];
   uint32_t streams, active, ple_dim, laurel, ple_vocab, sparse_layers;
@@ -143,6 +146,8 @@ typedef struct {
   const uint8_t* token_ids;
   const uint8_t* inv_freq; /* d/2 f32 local, d/2 f32 global */
 } gd_model;
+
+static gd_model g_m;
 
 static void start(pccx_line* l, const char* what) {
   pccx_line_start(l, "decode: ");
@@ -183,13 +188,11 @@ static uint32_t words_of(uint32_t elements) {
 }
 
 static void read_matrix(const uint8_t* p, gd_matrix* m) {
-  m->even = le64(p);
-  m->odd = le64(p + 8);
-  m->rows = le32(p + 16);
-  m->cols = le32(p + 20);
-  m->rec = le32(p + 24);
-  m->even_bytes = le32(p + 28);
-  m->odd_bytes = le32(p + 32);
+  for (uint32_t f = 0; f < GD_MAX_WEIGHT_STREAMS; ++f) m->part[f] = le64(p + 8u * f);
+  m->rows = le32(p + 32);
+  m->cols = le32(p + 36);
+  m->rec = le32(p + 40);
+  m->parts = le32(p + 44);
 }
 
 /* ---- CPU arithmetic: BF16, INT4 records, sin/cos ---- */
@@ -281,34 +284,38 @@ static int drain_all(void) {
   return 0;
 }
 
-/* Rows [r0, r0 + n) of a matrix (r0 even): even rows from the even half on
- * HP2, odd rows from the odd half on HP3. */
+/* Rows [r0, r0 + n) of a matrix (r0 a multiple of F): row r from part
+ * r mod F on that part's channel, CLASS weights. */
 static int stream_rows(const gd_matrix* m, uint32_t r0, uint32_t n) {
-  const uint64_t off = (uint64_t)(r0 / 2u) * m->rec;
-  const uint32_t even = (n + 1u) / 2u, odd = n / 2u;
-  if (submit(PCCX_DMA_HP2, m->even + off, even * m->rec, PCCX_DMA_CLASS_WEIGHTS) != 0) return -1;
-  if (odd != 0u && submit(PCCX_DMA_HP3, m->odd + off, odd * m->rec, PCCX_DMA_CLASS_WEIGHTS) != 0)
-    return -1;
+  const uint32_t F = g_m.wf;
+  for (uint32_t f = 0; f < F && f < n; ++f) {
+    const uint32_t rows = (n - f + F - 1u) / F;
+    if (submit(g_m.wch[f], m->part[f] + (uint64_t)(r0 / F) * m->rec, rows * m->rec,
+               PCCX_DMA_CLASS_WEIGHTS) != 0)
+      return -1;
+  }
   return 0;
 }
 
-/* Row r alone, for a 1-row GEMV: its record on HP2 (a GEMV's row 0 comes
- * from its first FIFO). */
+/* Row r alone, for a 1-row GEMV: its record on the first channel (a GEMV's
+ * row 0 comes from its first FIFO). */
 static int stream_row(const gd_matrix* m, uint32_t r) {
-  const uint64_t at = (r % 2u ? m->odd : m->even) + (uint64_t)(r / 2u) * m->rec;
-  return submit(PCCX_DMA_HP2, at, m->rec, PCCX_DMA_CLASS_WEIGHTS);
+  const uint64_t at = m->part[r % g_m.wf] + (uint64_t)(r / g_m.wf) * m->rec;
+  return submit(g_m.wch[0], at, m->rec, PCCX_DMA_CLASS_WEIGHTS);
 }
 
-/* One KV stream (layer, head, K|V) split over HP2 + HP3. */
+/* One KV stream (layer, head, K|V) split over the weight channels. */
 static int stream_kv(const pccx_kv_handle* h, uint32_t index, uint32_t head, int is_value) {
-  static const unsigned channels[2] = {PCCX_DMA_HP2, PCCX_DMA_HP3};
-  unsigned pushed[2] = {0u, 0u};
-  if (make_room(PCCX_DMA_HP2, 2u) != 0 || make_room(PCCX_DMA_HP3, 2u) != 0) return -1;
-  const int64_t r = pccx_kv_submit_stream_split(h, index, head, is_value, channels, 2u, 1u, pushed);
+  unsigned pushed[GD_MAX_WEIGHT_STREAMS] = {0u, 0u, 0u, 0u};
+  for (uint32_t f = 0; f < g_m.wf; ++f)
+    if (make_room(g_m.wch[f], 2u) != 0) return -1;
+  const int64_t r =
+      pccx_kv_submit_stream_split(h, index, head, is_value, g_m.wch, g_m.wf, 1u, pushed);
   if (r < 0) return fail_msg(pccx_kv_strerror((int)r), GD_EXIT_KV);
-  g_class[PCCX_DMA_HP2] = g_class[PCCX_DMA_HP3] = PCCX_DMA_CLASS_KV_READ;
-  g_outstanding[PCCX_DMA_HP2] += pushed[0];
-  g_outstanding[PCCX_DMA_HP3] += pushed[1];
+  for (uint32_t f = 0; f < g_m.wf; ++f) {
+    g_class[g_m.wch[f]] = PCCX_DMA_CLASS_KV_READ;
+    g_outstanding[g_m.wch[f]] += pushed[f];
+  }
   return 0;
 }
 
@@ -397,7 +404,6 @@ static uint32_t plan_l2(const gd_model* g, uint32_t ffn_max, uint32_t span_max, 
   return g_at;
 }
 
-static gd_model g_m;
 static gd_layer g_layers[GD_MAX_LAYERS];
 static gd_l2 g_a;
 static pccx_rmsnorm_ws g_ws_h, g_ws_d, g_ws_p;
@@ -507,7 +513,7 @@ static int stage_token(uint32_t tok, uint32_t pos) {
   /* Embedding row x sqrt(hidden). */
   const uint64_t row = g_m.embed_table != 0u
                            ? g_m.embed_table + (uint64_t)tok * g_m.lm.rec
-                           : (tok % 2u ? g_m.lm.odd : g_m.lm.even) + (uint64_t)(tok / 2u) * g_m.lm.rec;
+                           : g_m.lm.part[tok % g_m.wf] + (uint64_t)(tok / g_m.wf) * g_m.lm.rec;
   pccx_host_read(row, g_row, g_m.lm.rec);
   const float sh = (float)sqrt_of((double)H);
   for (uint32_t k = 0; k < H; ++k)
@@ -980,35 +986,40 @@ static int parse(const uint8_t* b, uint32_t bytes) {
   g_m.embed_table = le64(b + 72);
   g_m.final_norm = le64(b + 80);
   read_matrix(b + GD_OFF_LM_HEAD, &g_m.lm);
-  g_m.streams = le32(b + 208);
-  g_m.active = le32(b + 212);
-  g_m.ple_dim = le32(b + 216);
-  g_m.laurel = le32(b + 220);
-  g_m.ple_vocab = le32(b + 224);
-  g_m.sparse_layers = le32(b + 228);
-  g_m.z = f32_of(le32(b + 232));
-  g_m.softcap = f32_of(le32(b + 236));
-  g_m.q_scale = f32_of(le32(b + 240));
-  g_m.table_format = le32(b + 244);
-  g_m.table_group = le32(b + 248);
-  g_m.table_row_bytes = le32(b + 252);
-  g_m.ple_table = le64(b + 256);
-  g_m.ple_proj_norm = le64(b + 264);
-  g_m.weight_group = le32(b + 272);
-  g_m.weight_scales = le32(b + 276);
+  g_m.streams = le32(b + 216);
+  g_m.active = le32(b + 220);
+  g_m.ple_dim = le32(b + 224);
+  g_m.laurel = le32(b + 228);
+  g_m.ple_vocab = le32(b + 232);
+  g_m.sparse_layers = le32(b + 236);
+  g_m.z = f32_of(le32(b + 240));
+  g_m.softcap = f32_of(le32(b + 244));
+  g_m.q_scale = f32_of(le32(b + 248));
+  g_m.table_format = le32(b + 252);
+  g_m.table_group = le32(b + 256);
+  g_m.table_row_bytes = le32(b + 260);
+  g_m.ple_table = le64(b + 264);
+  g_m.ple_proj_norm = le64(b + 272);
+  g_m.weight_group = le32(b + 280);
+  g_m.weight_scales = le32(b + 284);
   read_matrix(b + GD_OFF_PLE_PROJ, &g_m.ple_model_proj);
   read_matrix(b + GD_OFF_ROTATION, &g_m.rotation);
-  const uint32_t off_altup = le32(b + 360), off_layers = le32(b + 364);
-  const uint32_t off_tokens = le32(b + 368), off_rope = le32(b + 372);
-  g_m.logits_stride = le32(b + 376);
+  const uint32_t off_altup = le32(b + 384), off_layers = le32(b + 388);
+  const uint32_t off_tokens = le32(b + 392), off_rope = le32(b + 396);
+  g_m.logits_stride = le32(b + 400);
+  g_m.wf = le32(b + GD_OFF_WEIGHT_STREAMS);
+  for (uint32_t f = 0; f < GD_MAX_WEIGHT_STREAMS; ++f) g_m.wch[f] = b[GD_OFF_WEIGHT_STREAMS + 4 + f];
   const uint32_t hd = g_m.head_dim, S = g_m.streams;
   if (g_m.layers == 0u || g_m.layers > GD_MAX_LAYERS || g_m.kv_heads == 0u ||
       g_m.heads % g_m.kv_heads != 0u || hd % 16u != 0u || hd > GD_MAX_HEAD_DIM ||
       g_m.hidden % 8u != 0u || g_m.hidden == 0u || g_m.hidden > CVO_MAX ||
       g_m.heads * hd > ROPE_TABLE_MAX || g_m.lm_tile == 0u || g_m.lm_tile % 8u != 0u ||
       g_m.lm_tile > CVO_MAX || g_m.rings == 0u || g_m.rings > 2u || g_m.tokens > GD_MAX_TOKENS ||
-      g_m.vocab == 0u)
+      g_m.vocab == 0u || g_m.wf == 0u || g_m.wf > GD_MAX_WEIGHT_STREAMS ||
+      g_m.lm_tile % g_m.wf != 0u)
     return bad_block("dimensions");
+  for (uint32_t f = 0; f < g_m.wf; ++f)
+    if (g_m.wch[f] >= PCCX_DMA_CHANNELS) return bad_block("weight stream channels");
   if (S == 0u || S > GD_MAX_STREAMS || g_m.active >= S || g_m.ple_dim % 8u != 0u ||
       g_m.ple_dim > CVO_MAX || g_m.layers * g_m.ple_dim > SHAPE_MAX || g_m.laurel > SHAPE_MAX ||
       g_m.table_format > 2u || g_m.table_row_bytes > sizeof g_row || g_m.lm.rec > sizeof g_row ||

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <numeric>
 #include <cstring>
 #include <iomanip>
 #include <memory>
@@ -36,18 +37,18 @@ uint32_t narrow(uint64_t v, const std::string& what) {
   return static_cast<uint32_t>(v);
 }
 
-// A matrix entry: the two halves of llm::plan_ddr (F = 2: even rows, odd rows).
+// A matrix entry: the F parts of llm::plan_ddr (part f = the rows n with
+// n mod F = f), one per weight stream of the GEMV.
 void put_matrix(std::vector<uint8_t>& b, size_t at, const llm::planned_matrix& pm) {
-  if (pm.parts.size() != 2)
-    throw std::invalid_argument(pm.shape.name + ": the decode needs two weight streams, plan has " +
+  if (pm.parts.empty() || pm.parts.size() > GD_MAX_WEIGHT_STREAMS)
+    throw std::invalid_argument(pm.shape.name + ": the decode takes 1 to " +
+                                std::to_string(GD_MAX_WEIGHT_STREAMS) + " weight streams, plan has " +
                                 std::to_string(pm.parts.size()));
-  put64(b, at, pm.parts[0].addr);
-  put64(b, at + 8, pm.parts[1].addr);
-  put32(b, at + 16, pm.shape.rows);
-  put32(b, at + 20, pm.shape.cols);
-  put32(b, at + 24, narrow(pm.record_bytes, pm.shape.name + " record"));
-  put32(b, at + 28, narrow(pm.parts[0].bytes, pm.shape.name + " even half"));
-  put32(b, at + 32, narrow(pm.parts[1].bytes, pm.shape.name + " odd half"));
+  for (size_t f = 0; f < pm.parts.size(); ++f) put64(b, at + 8 * f, pm.parts[f].addr);
+  put32(b, at + 32, pm.shape.rows);
+  put32(b, at + 36, pm.shape.cols);
+  put32(b, at + 40, narrow(pm.record_bytes, pm.shape.name + " record"));
+  put32(b, at + 44, static_cast<uint32_t>(pm.parts.size()));
 }
 
 uint64_t vector_addr(const llm::ddr_plan& p, int32_t layer, const std::string& name) {
@@ -95,13 +96,14 @@ std::vector<llm::blob> rotation_blobs(const llm::model_config& m, const llm::pla
   const uint32_t groups =
       m.weights.scale_group == 0 ? 1 : (d + m.weights.scale_group - 1) / m.weights.scale_group;
   const std::vector<uint16_t> scales(groups, npu::bf16::from_float(1.0f / std::sqrt(float(d))));
-  std::vector<llm::blob> out(2);
-  for (int f = 0; f < 2; ++f) out[f].addr = r.parts[f].addr;
+  const size_t F = r.parts.size();
+  std::vector<llm::blob> out(F);
+  for (size_t f = 0; f < F; ++f) out[f].addr = r.parts[f].addr;
   for (uint32_t i = 0; i < d; ++i) {
     std::vector<int> values(d);
     for (uint32_t j = 0; j < d; ++j) values[j] = __builtin_popcount(i & j) % 2 ? -1 : 1;
     const auto rec = llm::encode_weight_record(m.weights, values, scales);
-    auto& part = out[i % 2].bytes;
+    auto& part = out[i % F].bytes;
     part.insert(part.end(), rec.begin(), rec.end());
   }
   return out;
@@ -191,8 +193,8 @@ std::vector<uint8_t> decode_param_block(const llm::model_config& m, const llm::d
                                         const llm::kv_formats& kvf) {
   if (plan.kv_rings.empty() || plan.kv_rings.size() > 2)
     throw std::invalid_argument("the decode handles one or two KV ring groups");
-  if (o.lm_tile == 0 || o.lm_tile % 8 != 0 || o.lm_tile > 2048)
-    throw std::invalid_argument("lm_tile must be a multiple of 8 up to 2048");
+  if (o.lm_tile == 0 || o.lm_tile > 2048)
+    throw std::invalid_argument("lm_tile must be 1 to 2048 rows");
   if (m.attention.logit_softcap != 0)
     throw std::invalid_argument(
         "attention.logit_softcap: the decode program issues no attention softcap (set it to 0)");
@@ -227,7 +229,14 @@ std::vector<uint8_t> decode_param_block(const llm::model_config& m, const llm::d
   put32(b, 28, m.vocab);
   put32(b, 32, o.tokens);
   put32(b, 36, o.context);
-  put32(b, 40, std::min(o.lm_tile, (m.vocab + 7) / 8 * 8));
+  // LM-head tiles: whole words, and a multiple of F so every tile starts
+  // on the first weight stream.
+  const uint32_t tile_step = std::lcm(8u, std::max(plan.weight_streams, 1u));
+  const uint32_t tile = std::min(o.lm_tile, (m.vocab + tile_step - 1) / tile_step * tile_step);
+  if (tile < tile_step)
+    throw std::invalid_argument("lm_tile " + std::to_string(o.lm_tile) + " is below " +
+                                std::to_string(tile_step) + " rows");
+  put32(b, 40, tile - tile % tile_step);
   put32(b, 44, static_cast<uint32_t>(plan.kv_rings.size()));
   put32(b, 48, npu::bf16::from_float(static_cast<float>(m.rms_norm_eps)));
   uint32_t flags = 0;
@@ -255,33 +264,40 @@ std::vector<uint8_t> decode_param_block(const llm::model_config& m, const llm::d
     // ring keeps only the newest tokens, as the model defines it.
     put32(b, p + 32, g.name == "kv.local" ? 0 : o.sinks);
   }
-  put32(b, 208, S);
-  put32(b, 212, m.altup.active_stream);
-  put32(b, 216, m.per_layer_input.dim);
-  put32(b, 220, m.laurel_rank);
-  put32(b, 224, m.per_layer_input.vocab);
-  put32(b, 228, m.sparse_ffn_layers);
-  put_f32(b, 232, m.sparse_ffn_cutoff_z);
-  put_f32(b, 236, m.final_logit_softcap);
-  put_f32(b, 240, m.attention.scale);
+  put32(b, 216, S);
+  put32(b, 220, m.altup.active_stream);
+  put32(b, 224, m.per_layer_input.dim);
+  put32(b, 228, m.laurel_rank);
+  put32(b, 232, m.per_layer_input.vocab);
+  put32(b, 236, m.sparse_ffn_layers);
+  put_f32(b, 240, m.sparse_ffn_cutoff_z);
+  put_f32(b, 244, m.final_logit_softcap);
+  put_f32(b, 248, m.attention.scale);
   const std::string& tf = m.per_layer_input.table_format;
-  put32(b, 244, tf == "int4" ? 0 : tf == "int8" ? 1 : 2);
-  put32(b, 248, m.per_layer_input.table_scale_group);
-  put32(b, 252, narrow(llm::ple_row_bytes(m), "per-layer table row"));
+  put32(b, 252, tf == "int4" ? 0 : tf == "int8" ? 1 : 2);
+  put32(b, 256, m.per_layer_input.table_scale_group);
+  put32(b, 260, narrow(llm::ple_row_bytes(m), "per-layer table row"));
   if (m.has_ple()) {
-    put64(b, 256, plan.find("ple_table").base);
-    put64(b, 264, vector_addr(plan, -1, "ple_proj_norm"));
+    put64(b, 264, plan.find("ple_table").base);
+    put64(b, 272, vector_addr(plan, -1, "ple_proj_norm"));
   }
-  put32(b, 272, m.weights.scale_group);
-  put32(b, 276, m.weights.scales ? 1 : 0);
+  put32(b, 280, m.weights.scale_group);
+  put32(b, 284, m.weights.scales ? 1 : 0);
   put_named(b, GD_OFF_PLE_PROJ, plan, -1, "ple_model_proj");
   if ((flags & (GD_F_ROTATED_K | GD_F_ROTATED_V)) && !at.rotation.parts.empty())
     put_matrix(b, GD_OFF_ROTATION, at.rotation);
-  put32(b, 360, static_cast<uint32_t>(off_altup));
-  put32(b, 364, static_cast<uint32_t>(off_layers));
-  put32(b, 368, static_cast<uint32_t>(off_tokens));
-  put32(b, 372, static_cast<uint32_t>(off_rope));
-  put32(b, 376, at.logits_stride);
+  put32(b, 384, static_cast<uint32_t>(off_altup));
+  put32(b, 388, static_cast<uint32_t>(off_layers));
+  put32(b, 392, static_cast<uint32_t>(off_tokens));
+  put32(b, 396, static_cast<uint32_t>(off_rope));
+  put32(b, 400, at.logits_stride);
+  put32(b, GD_OFF_WEIGHT_STREAMS, plan.weight_streams);
+  if (at.weight_channels.size() != plan.weight_streams)
+    throw std::invalid_argument("the plan has " + std::to_string(plan.weight_streams) +
+                                " weight streams, the block names " +
+                                std::to_string(at.weight_channels.size()) + " channels");
+  for (size_t f = 0; f < at.weight_channels.size(); ++f)
+    b[GD_OFF_WEIGHT_STREAMS + 4 + f] = at.weight_channels[f];
   for (uint32_t j = 1; j < S; ++j) {
     put_named(b, off_altup + (j - 1) * GD_MATRIX_BYTES, plan, -1, "altup_proj." + std::to_string(j));
     put_named(b, off_altup + (S - 1 + j - 1) * GD_MATRIX_BYTES, plan, -1,
@@ -333,8 +349,9 @@ decode_report run_decode(const config::platform_config& base, const llm::model_c
   // rotation matrix of a rotated KV format, then the logits (one buffer per
   // token when N of them fit, else one shared buffer).
   const llm::region& act = plan.find("activations");
-  const uint64_t block_bytes = decode_param_block(m, plan, o, {}, kvf).size();
   block_addresses at;
+  for (uint32_t ch : cfg.npu.gemv.weight_fifos) at.weight_channels.push_back(static_cast<uint8_t>(ch));
+  const uint64_t block_bytes = decode_param_block(m, plan, o, at, kvf).size();
   uint64_t next = (act.base + block_bytes + 4095) & ~uint64_t{4095};
   at.scratch = next;
   next += GD_SCRATCH_BYTES;
@@ -345,8 +362,13 @@ decode_report run_decode(const config::platform_config& base, const llm::model_c
     r.record_bytes = llm::weight_record_bytes(m.weights, d);
     r.base = next;
     r.bytes = uint64_t(d) * r.record_bytes;
-    const uint64_t even = (d + 1) / 2 * r.record_bytes;
-    r.parts = {{next, even, (d + 1) / 2}, {next + even, d / 2 * r.record_bytes, d / 2}};
+    const uint32_t F = plan.weight_streams;
+    for (uint32_t f = 0; f < F; ++f) {
+      const uint32_t rows = (d - std::min(f, d) + F - 1) / F;
+      r.parts.push_back({next, uint64_t(rows) * r.record_bytes, rows});
+      next += uint64_t(rows) * r.record_bytes;
+    }
+    next -= r.bytes;
     next += r.bytes;
   }
   const uint64_t logit_bytes = (2ull * m.vocab + 63) & ~uint64_t{63};

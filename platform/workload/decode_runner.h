@@ -24,7 +24,7 @@ struct decode_options {
   uint32_t tokens = 1;      // N: tokens decoded
   uint32_t ring_cap = 0;    // max_tokens of the rings; 0 = L + N
   uint32_t sinks = 0;       // first tokens every full-history ring keeps (sink + window)
-  uint32_t lm_tile = 2048;  // LM-head rows per GEMV (multiple of 8, <= 2048)
+  uint32_t lm_tile = 2048;  // LM-head rows per GEMV (<= 2048; rounded down to whole words and F)
   std::vector<uint32_t> token_ids;  // the N tokens decoded; empty = default_token_ids
   bool per_layer = false;           // time and instructions per part (entry, layers, exit)
   // Non-zero: a functional check. Synthetic weights (llm::weight_image of
@@ -49,7 +49,8 @@ struct block_addresses {
   uint64_t scratch = 0;         // GD_SCRATCH_BYTES of staging
   uint64_t logits = 0;          // 2 x vocab bytes per token
   uint32_t logits_stride = 0;   // 0: every token writes the same logits
-  llm::planned_matrix rotation; // H / sqrt(d) as two halves (rotated KV formats)
+  llm::planned_matrix rotation; // H / sqrt(d) in the plan's F parts (rotated KV formats)
+  std::vector<uint8_t> weight_channels;  // the GEMV's weight FIFOs (npu.gemv.weight_fifos)
 };
 
 // Token ids a run decodes when none are given: (7919 t + 2) mod vocab.

@@ -127,6 +127,19 @@ TEST(Decode, TinyInstructionsAndBytesPerTokenMatchTheHandCount) {
   EXPECT_LE(rep.gemv_utilisation, 1.0);
 }
 
+// The GEMV's weights over all four HP ports (npu.gemv.weight_fifos): the
+// same instructions and bytes, every matrix in four parts.
+TEST(Decode, TinyOverFourWeightStreamsMovesTheSameBytes) {
+  config::platform_config cfg = timing();
+  cfg.npu.gemv.weight_fifos = {0, 1, 2, 3};
+  const auto rep = decode("tiny", 16, 2, cfg);
+  ASSERT_EQ(rep.run.exit_code, 0) << printed(rep.run);
+  ASSERT_EQ(rep.instructions.size(), 2u);
+  EXPECT_EQ(rep.instructions[0], tiny_count::per_token);
+  EXPECT_EQ(rep.ddr_bytes.at("weights"), 2 * 362848u);
+  EXPECT_EQ(rep.ddr_bytes.at("kv_read"), 128u * (8 * 8 + 2 * 17) + 128 * (8 * 8 + 2 * 18));
+}
+
 // --per-layer: the parts of a token (entry, each layer, exit, sync) add up
 // to its instructions and its latency, and each part's instructions are the
 // hand count's.

@@ -24,6 +24,7 @@ struct format_case {
   uint32_t group, bits;
   uint32_t ring_cap, sinks;
   double min_codec, min_exact;  // lowest cosine allowed, over the 4 tokens
+  bool four_streams = false;    // GEMV weights over HP0..HP3 instead of HP2, HP3
 };
 
 // Bounds: FP16 and INT8 within 0.99 of the exact model (the stated bound of
@@ -36,6 +37,8 @@ const format_case kCases[] = {
     {"int4_g32", "int4", 32, 3, 0, 0, 0.98, 0.90},
     {"rot4", "rotated", 0, 4, 0, 0, 0.98, 0.85},
     {"rot3", "rotated", 0, 3, 0, 0, 0.97, 0.75},
+    {"fp16_four_weight_streams", "fp16", 0, 3, 0, 0, 0.99, 0.99, true},
+    {"rot3_four_weight_streams", "rotated", 0, 3, 0, 0, 0.97, 0.75, true},
 };
 
 void PrintTo(const format_case& c, std::ostream* os) { *os << c.name; }
@@ -52,6 +55,7 @@ TEST_P(DecodeFunctional, LogitsMatchTheHostReference) {
     side->group = c.group;
     side->bits = c.bits;
   }
+  if (c.four_streams) cfg.npu.gemv.weight_fifos = {0, 1, 2, 3};
   const auto m = llm::load_model(std::string(PCCX_SOURCE_DIR) + "/configs/models/tiny.json");
   workload::decode_options o;
   o.context = 16;

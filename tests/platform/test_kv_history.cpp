@@ -200,7 +200,9 @@ TEST(KvHistory, SinksAreThoseTheDecodeRunnerHandsTheFirmware) {
     o.tokens = 1;
     o.ring_cap = 12;
     o.sinks = 3;
-    const auto block = workload::decode_param_block(m, plan, o, workload::block_addresses{}, f);
+    workload::block_addresses at;
+    at.weight_channels = {2, 3};
+    const auto block = workload::decode_param_block(m, plan, o, at, f);
     for (size_t g = 0; g < plan.kv_rings.size(); ++g) {
       const size_t at = GD_OFF_RINGS + g * GD_RING_BYTES + 32;  // the ring's sinks
       const uint32_t sinks =
