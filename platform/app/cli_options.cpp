@@ -115,7 +115,7 @@ cli_options parse_cli(int argc, char** argv) {
   }
   if (o.cmd == cli_options::command::decode) {
     if (o.model.empty()) throw cli_error("decode needs --model FILE");
-    o.decode_tokens = vm.count("tokens") ? o.kv_tokens : 1;
+    o.decode_tokens = vm.count("tokens") ? o.kv_tokens : 4;
     if (o.decode_tokens == 0) throw cli_error("--tokens must be at least 1");
   }
   if (o.cmd == cli_options::command::decode_table) {

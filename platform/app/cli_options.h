@@ -30,7 +30,7 @@ struct cli_options {
   std::string out_dir;
   // decode: the model file, context L, tokens N, ring cap (0 = L + N), sinks.
   std::string model;
-  uint32_t context = 1024, decode_tokens = 1, ring_cap = 0, sinks = 0;
+  uint32_t context = 1024, decode_tokens = 4, ring_cap = 0, sinks = 0;
   bool per_layer = false;
   uint64_t reference_seed = 0;
   std::string json_file;  // decode --json: the report as JSON

@@ -531,6 +531,11 @@ std::string decode_report::text() const {
       << reference_cosine[t] << " (KV formats as the platform's), "
       << (t < reference_cosine_exact.size() ? reference_cosine_exact[t] : 0.0)
       << " (exact K/V)\n";
+  double mean = 0;
+  for (double l : latency_ns) mean += l / double(latency_ns.size());
+  if (mean > 0)
+    s << std::setprecision(3) << "  mean of the " << latency_ns.size() << " tokens: " << mean / 1e6
+      << " ms/token, " << 1e9 / mean << " tokens/s\n";
   s << std::setprecision(2) << "  GEMV MAC utilisation " << 100 * gemv_utilisation << " %, NPU "
     << 100 * npu_utilisation << " %\n";
   for (const auto& [e, v] : engines)

@@ -21,7 +21,7 @@ namespace pccx::workload {
 
 struct decode_options {
   uint32_t context = 1024;  // L: tokens already in the KV rings
-  uint32_t tokens = 1;      // N: tokens decoded
+  uint32_t tokens = 4;      // N: tokens decoded
   uint32_t ring_cap = 0;    // max_tokens of the rings; 0 = L + N
   uint32_t sinks = 0;       // first tokens every full-history ring keeps (sink + window)
   uint32_t lm_tile = 2048;  // LM-head rows per GEMV (<= 2048; rounded down to whole words and F)
