@@ -63,16 +63,16 @@ extern "C" {
 #define GD_MAX_WEIGHT_STREAMS 4u
 #define GD_MAX_TOKENS 4096u
 #define GD_MAX_HEAD_DIM 2048u
-#define GD_MAX_BLOCK                                                                      \
-  (GD_HEADER_BYTES + 2u * (GD_MAX_STREAMS - 1u) * GD_MATRIX_BYTES +                     \
+#define GD_MAX_BLOCK                                                \
+  (GD_HEADER_BYTES + 2u * (GD_MAX_STREAMS - 1u) * GD_MATRIX_BYTES + \
    GD_MAX_LAYERS * GD_LAYER_BYTES + 4u * GD_MAX_TOKENS + 4u * GD_MAX_HEAD_DIM)
 #define GD_SCRATCH_BYTES 294912u
 
 /* Flags (header offset 52). */
 #define GD_F_QK_NORM 1u
 #define GD_F_V_NORM 2u
-#define GD_F_ROTATED_K 4u /* keys rotated: rotate the queries */
-#define GD_F_ROTATED_V 8u /* values rotated: rotate the outputs back */
+#define GD_F_ROTATED_K 4u    /* keys rotated: rotate the queries */
+#define GD_F_ROTATED_V 8u    /* values rotated: rotate the outputs back */
 #define GD_F_PART_STARTS 16u /* print where each part's instructions start */
 
 /* Vector order inside a layer record. */

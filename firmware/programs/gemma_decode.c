@@ -109,14 +109,14 @@
 #define S_WS_H 0u
 #define S_WS_D 32u
 #define S_WS_P 64u
-#define S_CONSTS 128u   /* K_WORDS words */
-#define S_ONES_W 384u   /* GD_MAX_STREAMS words {1, 0, ...} */
-#define S_MASKS 640u    /* 16 words: elements < r, then elements >= r */
-#define S_INV_N 896u    /* one word: 1 / ffn of a sparse layer */
-#define S_ONES 1024u    /* 2,048 BF16 ones */
-#define S_EMBED 8192u   /* hidden BF16 */
-#define S_PLE 16384u    /* layers x P BF16 */
-#define S_ROPE 147456u  /* 8 tables of heads x head_dim BF16 */
+#define S_CONSTS 128u  /* K_WORDS words */
+#define S_ONES_W 384u  /* GD_MAX_STREAMS words {1, 0, ...} */
+#define S_MASKS 640u   /* 16 words: elements < r, then elements >= r */
+#define S_INV_N 896u   /* one word: 1 / ffn of a sparse layer */
+#define S_ONES 1024u   /* 2,048 BF16 ones */
+#define S_EMBED 8192u  /* hidden BF16 */
+#define S_PLE 16384u   /* layers x P BF16 */
+#define S_ROPE 147456u /* 8 tables of heads x head_dim BF16 */
 
 typedef struct {
   uint64_t part[GD_MAX_WEIGHT_STREAMS];
@@ -134,8 +134,8 @@ typedef struct {
       flags;
   uint64_t scratch, logits, embed_table, final_norm;
   uint32_t logits_stride;
-  uint32_t wf;                            /* weight streams F */
-  unsigned wch[GD_MAX_WEIGHT_STREAMS];    /* their DMA channels */
+  uint32_t wf;                         /* weight streams F */
+  unsigned wch[GD_MAX_WEIGHT_STREAMS]; /* their DMA channels */
   gd_matrix lm, ple_model_proj, rotation;
   pccx_kv_handle kv[2];
   uint32_t streams, active, ple_dim, laurel, ple_vocab, sparse_layers;
@@ -323,8 +323,8 @@ static int stream_kv(const pccx_kv_handle* h, uint32_t index, uint32_t head, int
 
 typedef struct {
   uint32_t k, ones_w, masks, bc_slot, bc_out, xs, pred, dl, acc, yb, t, t2, xn, lau, lt, rn, me;
-  uint32_t q, qr, qrot, k_, kr, v, rope, scores, exps, out, z, attn, attn2, ao, a, gate, up, sq,
-      sp, gamma, gamma_d, gamma_p, ws_h, ws_d, ws_p, pr, cc, cr, cc2, tw, pli, pp, gp, logits, end;
+  uint32_t q, qr, qrot, k_, kr, v, rope, scores, exps, out, z, attn, attn2, ao, a, gate, up, sq, sp,
+      gamma, gamma_d, gamma_p, ws_h, ws_d, ws_p, pr, cc, cr, cc2, tw, pli, pp, gp, logits, end;
   uint32_t wh, xs_stride, z_stride, tile_stride, tiles, pr_stride, cr_stride, rope_words;
 } gd_l2;
 
@@ -554,22 +554,22 @@ static int stage_token(uint32_t tok, uint32_t pos) {
       }
       pccx_host_write(g_m.scratch + S_ROPE + (uint64_t)(set * 4u + base * 2u) * 2u * nq, g_stage,
                       2u * heads * hd);
-      pccx_host_write(g_m.scratch + S_ROPE + (uint64_t)(set * 4u + base * 2u + 1u) * 2u * nq,
-                      sn, 2u * heads * hd);
+      pccx_host_write(g_m.scratch + S_ROPE + (uint64_t)(set * 4u + base * 2u + 1u) * 2u * nq, sn,
+                      2u * heads * hd);
     }
   }
   /* Into L2. */
   if (load(g_m.scratch + S_EMBED, 2u * H, g_a.xs + g_m.active * g_a.xs_stride + 1u, F_D,
            PCCX_DMA_CLASS_ACTIVATIONS) != 0)
     return -1;
-  if (g_m.ple_dim != 0u &&
-      load(g_m.scratch + S_PLE, 2u * g_m.layers * g_m.ple_dim, g_a.pli, F_LP,
-           PCCX_DMA_CLASS_ACTIVATIONS) != 0)
+  if (g_m.ple_dim != 0u && load(g_m.scratch + S_PLE, 2u * g_m.layers * g_m.ple_dim, g_a.pli, F_LP,
+                                PCCX_DMA_CLASS_ACTIVATIONS) != 0)
     return -1;
   for (uint32_t i = 0; i < (separate_k ? 8u : 4u); ++i) {
     const int is_k = i >= 4u;
-    if (load(g_m.scratch + S_ROPE + (uint64_t)i * 2u * nq, 2u * (is_k ? g_m.kv_heads : g_m.heads) * hd,
-             g_a.rope + i * g_a.rope_words, is_k ? F_KV : F_ATTN, PCCX_DMA_CLASS_ACTIVATIONS) != 0)
+    if (load(g_m.scratch + S_ROPE + (uint64_t)i * 2u * nq,
+             2u * (is_k ? g_m.kv_heads : g_m.heads) * hd, g_a.rope + i * g_a.rope_words,
+             is_k ? F_KV : F_ATTN, PCCX_DMA_CLASS_ACTIVATIONS) != 0)
       return -1;
   }
   return 0;
@@ -711,8 +711,8 @@ static void rope(uint32_t x, uint32_t xr, uint32_t n, uint32_t tables) {
 /* Per-head RMSNorm over head_dim, in place (gamma in gamma_d, or none). */
 static void head_norms(uint32_t x, uint32_t n, uint32_t gamma) {
   for (uint32_t h = 0; h < n; ++h)
-    pccx_rmsnorm_ex(&g_ws_d, x + h * words_of(g_m.head_dim), gamma,
-                    x + h * words_of(g_m.head_dim), g_m.head_dim, PCCX_OPS_NONE);
+    pccx_rmsnorm_ex(&g_ws_d, x + h * words_of(g_m.head_dim), gamma, x + h * words_of(g_m.head_dim),
+                    g_m.head_dim, PCCX_OPS_NONE);
 }
 
 /* Sum of exps elements [a, a + n) into word dst: whole words with
@@ -803,7 +803,8 @@ static int layer(uint32_t li) {
   const uint32_t k_tables = g_m.q_scale != 1.0f ? tables + 4u * g_a.rope_words : tables;
   if (gemv_matrix(&ly->m[GD_Q], g_a.q, g_a.xn, F_D, W_Q) != 0) return -1;
   if (qk) {
-    if (load(ly->v[GD_V_Q_NORM], 2u * hd, g_a.gamma_d, F_HD, PCCX_DMA_CLASS_WEIGHTS) != 0) return -1;
+    if (load(ly->v[GD_V_Q_NORM], 2u * hd, g_a.gamma_d, F_HD, PCCX_DMA_CLASS_WEIGHTS) != 0)
+      return -1;
     head_norms(g_a.q, g_m.heads, g_a.gamma_d);
   }
   rope(g_a.q, g_a.qr, g_m.heads, tables);
@@ -1008,7 +1009,8 @@ static int parse(const uint8_t* b, uint32_t bytes) {
   const uint32_t off_tokens = le32(b + 392), off_rope = le32(b + 396);
   g_m.logits_stride = le32(b + 400);
   g_m.wf = le32(b + GD_OFF_WEIGHT_STREAMS);
-  for (uint32_t f = 0; f < GD_MAX_WEIGHT_STREAMS; ++f) g_m.wch[f] = b[GD_OFF_WEIGHT_STREAMS + 4 + f];
+  for (uint32_t f = 0; f < GD_MAX_WEIGHT_STREAMS; ++f)
+    g_m.wch[f] = b[GD_OFF_WEIGHT_STREAMS + 4 + f];
   const uint32_t hd = g_m.head_dim, S = g_m.streams;
   if (g_m.layers == 0u || g_m.layers > GD_MAX_LAYERS || g_m.kv_heads == 0u ||
       g_m.heads % g_m.kv_heads != 0u || hd % 16u != 0u || hd > GD_MAX_HEAD_DIM ||
@@ -1025,8 +1027,8 @@ static int parse(const uint8_t* b, uint32_t bytes) {
       g_m.table_format > 2u || g_m.table_row_bytes > sizeof g_row || g_m.lm.rec > sizeof g_row ||
       (g_m.ple_dim != 0u && g_m.ple_vocab == 0u))
     return bad_block("AltUp, per-layer input or LAuReL fields");
-  if ((g_m.flags & ~(GD_F_QK_NORM | GD_F_V_NORM | GD_F_ROTATED_K | GD_F_ROTATED_V |
-                     GD_F_PART_STARTS)) != 0u ||
+  if ((g_m.flags &
+       ~(GD_F_QK_NORM | GD_F_V_NORM | GD_F_ROTATED_K | GD_F_ROTATED_V | GD_F_PART_STARTS)) != 0u ||
       ((g_m.flags & (GD_F_ROTATED_K | GD_F_ROTATED_V)) && g_m.rotation.rows != hd))
     return bad_block("flags");
   if (off_altup != GD_HEADER_BYTES || off_layers != off_altup + 2u * (S - 1u) * GD_MATRIX_BYTES ||
@@ -1076,7 +1078,7 @@ static int parse(const uint8_t* b, uint32_t bytes) {
 static int stage_constants(void) {
   static uint16_t w[2048];
   for (uint32_t i = 0; i < 2048u; ++i) w[i] = 0u;
-  const float values[K_WORDS] = {1.0f, -1.0f, 0.0f, 0.70710678f, 1.0f / (float)g_m.streams,
+  const float values[K_WORDS] = {1.0f,  -1.0f,      0.0f, 0.70710678f, 1.0f / (float)g_m.streams,
                                  g_m.z, g_m.softcap};
   for (uint32_t i = 0; i < K_WORDS; ++i) w[8u * i] = bf16_of(values[i]);
   pccx_host_write(g_m.scratch + S_CONSTS, w, 16u * K_WORDS);
@@ -1095,7 +1097,8 @@ static int stage_constants(void) {
       load(g_m.scratch + S_MASKS, 256u, g_a.masks, F_K16, PCCX_DMA_CLASS_HOST) != 0 ||
       load(g_m.scratch + S_ONES, 4096u, g_a.bc_slot + 1u, F_ONES, PCCX_DMA_CLASS_HOST) != 0)
     return -1;
-  for (uint32_t t = 0; t < g_a.tiles; ++t) copy_word(g_a.logits + t * g_a.tile_stride, kw(K_SOFTCAP));
+  for (uint32_t t = 0; t < g_a.tiles; ++t)
+    copy_word(g_a.logits + t * g_a.tile_stride, kw(K_SOFTCAP));
   return 0;
 }
 
@@ -1138,10 +1141,12 @@ static void set_shapes(void) {
     uca_memset(1, W_LL, 1, (uint16_t)R, (uint16_t)H);
     uca_memset(1, W_LR, 1, (uint16_t)H, (uint16_t)R);
   }
-  if (g_m.flags & (GD_F_ROTATED_K | GD_F_ROTATED_V)) uca_memset(1, W_ROT, (uint16_t)g_m.heads, (uint16_t)hd, (uint16_t)hd);
+  if (g_m.flags & (GD_F_ROTATED_K | GD_F_ROTATED_V))
+    uca_memset(1, W_ROT, (uint16_t)g_m.heads, (uint16_t)hd, (uint16_t)hd);
 }
 
-static int prepare(pccx_rmsnorm_ws* ws, uint32_t first, uint8_t slot, uint32_t scratch, uint32_t n) {
+static int prepare(pccx_rmsnorm_ws* ws, uint32_t first, uint8_t slot, uint32_t scratch,
+                   uint32_t n) {
   ws->first = first;
   ws->shape_slot = slot;
   ws->ddr = g_m.scratch + scratch;

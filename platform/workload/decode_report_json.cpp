@@ -77,8 +77,9 @@ nlohmann::json to_json(const decode_report& r) {
 }
 
 nlohmann::json to_json(const decode_options& o) {
-  return {{"context", o.context},    {"tokens", o.tokens},   {"ring_cap", o.ring_cap},
-          {"sinks", o.sinks},        {"lm_tile", o.lm_tile}, {"token_ids", o.token_ids},
+  return {{"context", o.context},     {"tokens", o.tokens},
+          {"ring_cap", o.ring_cap},   {"sinks", o.sinks},
+          {"lm_tile", o.lm_tile},     {"token_ids", o.token_ids},
           {"per_layer", o.per_layer}, {"reference_seed", o.reference_seed}};
 }
 

@@ -2,22 +2,22 @@
 
 #include <algorithm>
 #include <cmath>
-#include <numeric>
 #include <cstring>
 #include <iomanip>
 #include <memory>
+#include <numeric>
 #include <sstream>
 #include <stdexcept>
 
+#include "llm/reference_decoder.h"
+#include "llm/weight_image.h"
+#include "memory/ddr/ddr_efficiency.h"
 #include "npu/units/bf16.h"
 #include "pccx_gemma_decode.h"
 #include "pccx_host_mem.h"
-#include "llm/reference_decoder.h"
-#include "llm/weight_image.h"
-#include "workload/kv_history.h"
-#include "memory/ddr/ddr_efficiency.h"
 #include "vp/top/memory_params.h"
 #include "vp/top/platform_top.h"
+#include "workload/kv_history.h"
 
 namespace pccx::workload {
 
@@ -42,8 +42,8 @@ uint32_t narrow(uint64_t v, const std::string& what) {
 void put_matrix(std::vector<uint8_t>& b, size_t at, const llm::planned_matrix& pm) {
   if (pm.parts.empty() || pm.parts.size() > GD_MAX_WEIGHT_STREAMS)
     throw std::invalid_argument(pm.shape.name + ": the decode takes 1 to " +
-                                std::to_string(GD_MAX_WEIGHT_STREAMS) + " weight streams, plan has " +
-                                std::to_string(pm.parts.size()));
+                                std::to_string(GD_MAX_WEIGHT_STREAMS) +
+                                " weight streams, plan has " + std::to_string(pm.parts.size()));
   for (size_t f = 0; f < pm.parts.size(); ++f) put64(b, at + 8 * f, pm.parts[f].addr);
   put32(b, at + 32, pm.shape.rows);
   put32(b, at + 36, pm.shape.cols);
@@ -299,17 +299,25 @@ std::vector<uint8_t> decode_param_block(const llm::model_config& m, const llm::d
   for (size_t f = 0; f < at.weight_channels.size(); ++f)
     b[GD_OFF_WEIGHT_STREAMS + 4 + f] = at.weight_channels[f];
   for (uint32_t j = 1; j < S; ++j) {
-    put_named(b, off_altup + (j - 1) * GD_MATRIX_BYTES, plan, -1, "altup_proj." + std::to_string(j));
+    put_named(b, off_altup + (j - 1) * GD_MATRIX_BYTES, plan, -1,
+              "altup_proj." + std::to_string(j));
     put_named(b, off_altup + (S - 1 + j - 1) * GD_MATRIX_BYTES, plan, -1,
               "altup_unproj." + std::to_string(j));
   }
-  static const char* const vectors[GD_VECTORS] = {
-      "input_norm",  "post_attn_norm", "pre_ffn_norm",      "post_ffn_norm",
-      "q_norm",      "k_norm",         "laurel_norm",       "ple_post_norm",
-      "altup_router_norm", "altup_output_scale", "altup_prediction_coefs",
-      "altup_correction_coefs"};
+  static const char* const vectors[GD_VECTORS] = {"input_norm",
+                                                  "post_attn_norm",
+                                                  "pre_ffn_norm",
+                                                  "post_ffn_norm",
+                                                  "q_norm",
+                                                  "k_norm",
+                                                  "laurel_norm",
+                                                  "ple_post_norm",
+                                                  "altup_router_norm",
+                                                  "altup_output_scale",
+                                                  "altup_prediction_coefs",
+                                                  "altup_correction_coefs"};
   static const char* const matrices[GD_MATRICES] = {
-      "attn_q",   "attn_k", "attn_v",       "attn_o",      "ffn_gate",     "ffn_up",
+      "attn_q",   "attn_k",       "attn_v",      "attn_o",       "ffn_gate", "ffn_up",
       "ffn_down", "altup_router", "laurel_left", "laurel_right", "ple_gate", "ple_proj"};
   for (uint32_t l = 0; l < m.layers; ++l) {
     const size_t p = off_layers + size_t(l) * GD_LAYER_BYTES;
@@ -321,7 +329,8 @@ std::vector<uint8_t> decode_param_block(const llm::model_config& m, const llm::d
     put32(b, p + 12, m.stores_kv(l) ? 1 : 0);
     put32(b, p + 16, m.is_global(l) ? 1 : 0);
     put32(b, p + 20, l < m.sparse_ffn_layers ? 1 : 0);
-    for (uint32_t k = 0; k < GD_VECTORS; ++k) put64(b, p + 24 + 8 * k, vector_or_zero(plan, li, vectors[k]));
+    for (uint32_t k = 0; k < GD_VECTORS; ++k)
+      put64(b, p + 24 + 8 * k, vector_or_zero(plan, li, vectors[k]));
     for (uint32_t k = 0; k < GD_MATRICES; ++k)
       put_named(b, p + 24 + 8 * GD_VECTORS + k * GD_MATRIX_BYTES, plan, li, matrices[k]);
   }
@@ -350,7 +359,8 @@ decode_report run_decode(const config::platform_config& base, const llm::model_c
   // token when N of them fit, else one shared buffer).
   const llm::region& act = plan.find("activations");
   block_addresses at;
-  for (uint32_t ch : cfg.npu.gemv.weight_fifos) at.weight_channels.push_back(static_cast<uint8_t>(ch));
+  for (uint32_t ch : cfg.npu.gemv.weight_fifos)
+    at.weight_channels.push_back(static_cast<uint8_t>(ch));
   const uint64_t block_bytes = decode_param_block(m, plan, o, at, kvf).size();
   uint64_t next = (act.base + block_bytes + 4095) & ~uint64_t{4095};
   at.scratch = next;
@@ -384,7 +394,8 @@ decode_report run_decode(const config::platform_config& base, const llm::model_c
   g_logits = {};
   std::unique_ptr<llm::weight_image> image;
   std::unique_ptr<kv_history> history;
-  const std::vector<uint32_t> ids = o.token_ids.empty() ? default_token_ids(m, o.tokens) : o.token_ids;
+  const std::vector<uint32_t> ids =
+      o.token_ids.empty() ? default_token_ids(m, o.tokens) : o.token_ids;
   if (o.reference_seed != 0) {
     if (cfg.simulation.mode != "functional")
       throw std::invalid_argument(
@@ -397,9 +408,10 @@ decode_report run_decode(const config::platform_config& base, const llm::model_c
     if (!at.rotation.parts.empty())
       for (auto& b : rotation_blobs(m, at.rotation)) g_blobs.push_back(std::move(b));
     if (at.logits_stride == 0 && o.tokens > 1)
-      throw std::invalid_argument("the reference check needs every token's logits: " +
-                                  std::to_string(o.tokens) + " x 2 x vocab bytes do not fit the "
-                                  "activation scratch");
+      throw std::invalid_argument(
+          "the reference check needs every token's logits: " + std::to_string(o.tokens) +
+          " x 2 x vocab bytes do not fit the "
+          "activation scratch");
     g_logits = {at.logits, at.logits_stride, m.vocab, o.tokens, {}};
   }
 
@@ -500,7 +512,8 @@ decode_report run_decode(const config::platform_config& base, const llm::model_c
   // The bound of this configuration: its effective DDR bandwidth and GEMV
   // peak, so a what-if moves the bound with the latency.
   llm::roofline_inputs in;
-  in.ddr_bytes_per_second = mem::derive_efficiency(vp::make_ddr_params(cfg).dram).effective_bytes_per_s;
+  in.ddr_bytes_per_second =
+      mem::derive_efficiency(vp::make_ddr_params(cfg).dram).effective_bytes_per_s;
   in.macs_per_second = gemv_peak * cfg.clocks.core_mhz * 1e6;
   for (uint32_t t = 0; t < o.tokens; ++t) {
     // A capped ring attends at most ring_cap tokens.
@@ -516,8 +529,8 @@ decode_report run_decode(const config::platform_config& base, const llm::model_c
 
 std::string decode_report::text() const {
   std::ostringstream s;
-  s << "decode: " << model << ", L = " << context << ", N = " << tokens
-    << ", ring cap " << ring_cap << "\n";
+  s << "decode: " << model << ", L = " << context << ", N = " << tokens << ", ring cap " << ring_cap
+    << "\n";
   for (size_t t = 0; t < latency_ns.size(); ++t)
     s << "  token " << t << ": " << std::fixed << std::setprecision(1) << latency_ns[t] / 1e3
       << " us, " << (t < instructions.size() ? instructions[t] : 0) << " instructions, bound "
@@ -529,8 +542,7 @@ std::string decode_report::text() const {
   for (size_t t = 0; t < reference_cosine.size(); ++t)
     s << "  token " << t << " logits against the reference: cosine " << std::setprecision(6)
       << reference_cosine[t] << " (KV formats as the platform's), "
-      << (t < reference_cosine_exact.size() ? reference_cosine_exact[t] : 0.0)
-      << " (exact K/V)\n";
+      << (t < reference_cosine_exact.size() ? reference_cosine_exact[t] : 0.0) << " (exact K/V)\n";
   double mean = 0;
   for (double l : latency_ns) mean += l / double(latency_ns.size());
   if (mean > 0)

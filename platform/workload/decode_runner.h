@@ -46,10 +46,10 @@ struct part_time {
 
 // Where the runner puts the firmware's working memory (docs/decode.md).
 struct block_addresses {
-  uint64_t scratch = 0;         // GD_SCRATCH_BYTES of staging
-  uint64_t logits = 0;          // 2 x vocab bytes per token
-  uint32_t logits_stride = 0;   // 0: every token writes the same logits
-  llm::planned_matrix rotation; // H / sqrt(d) in the plan's F parts (rotated KV formats)
+  uint64_t scratch = 0;                  // GD_SCRATCH_BYTES of staging
+  uint64_t logits = 0;                   // 2 x vocab bytes per token
+  uint32_t logits_stride = 0;            // 0: every token writes the same logits
+  llm::planned_matrix rotation;          // H / sqrt(d) in the plan's F parts (rotated KV formats)
   std::vector<uint8_t> weight_channels;  // the GEMV's weight FIFOs (npu.gemv.weight_fifos)
 };
 
@@ -74,7 +74,7 @@ struct decode_report {
   double achieved_gbps = 0;                           // decode bytes / summed token latency
   std::vector<llm::roofline> bound;                   // per token (context L + 1 + t)
   double bound_ratio = 0;                             // mean latency / mean bound
-  std::vector<part_time> parts;  // with decode_options::per_layer
+  std::vector<part_time> parts;                       // with decode_options::per_layer
   // With reference_seed, per token: cosine of the platform's logits to the
   // reference's through the platform's KV formats, and to the exact one.
   std::vector<double> reference_cosine, reference_cosine_exact;

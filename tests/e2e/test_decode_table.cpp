@@ -64,9 +64,9 @@ TEST_F(DecodeTable, DecodeJsonHoldsTheWholeReport) {
   EXPECT_EQ(j["options"]["sinks"], 0);
 
   // A plan that does not fit: exit code 2, and the document says why.
-  const auto big = vp({"decode", "--model", source("configs/models/tiny.json"), "--context",
-                       "4000000", "--tokens", "1", "--json", "big.json", "--set",
-                       "memory_map.ddr_size=0x4000000"});
+  const auto big =
+      vp({"decode", "--model", source("configs/models/tiny.json"), "--context", "4000000",
+          "--tokens", "1", "--json", "big.json", "--set", "memory_map.ddr_size=0x4000000"});
   EXPECT_EQ(big.exit_code, 2) << describe(big);
   const json b = json::parse(read_file(path("big.json")));
   EXPECT_EQ(b["status"], "does_not_fit");

@@ -48,9 +48,9 @@ workload::decode_report decode(const char* model, uint64_t context, uint32_t tok
 // counts follow docs/decode.md step by step.
 namespace tiny_count {
 constexpr uint64_t S = 4, layers = 10;
-constexpr uint64_t rms = 11;           // pccx_rmsnorm: 7 to the rms, RECIP, copy, SCALE, MUL
-constexpr uint64_t norm_h = 1 + rms;   // + the gamma MEMCPY
-constexpr uint64_t rms_value = 9;      // 7 to the rms, MEMSET, copy
+constexpr uint64_t rms = 11;             // pccx_rmsnorm: 7 to the rms, RECIP, copy, SCALE, MUL
+constexpr uint64_t norm_h = 1 + rms;     // + the gamma MEMCPY
+constexpr uint64_t rms_value = 9;        // 7 to the rms, MEMSET, copy
 constexpr uint64_t staging = 1 + 1 + 4;  // embedding, per-layer rows, 4 RoPE tables
 // Entry: magnitude, 3 x (GEMV + unscaled norm with the magnitude scalar +
 // 0), per-layer projection GEMV, its norm's gamma, 10 norms (with gamma and
@@ -62,11 +62,14 @@ constexpr uint64_t router = norm_h + 3 * S, combine = 2 * S - 1;
 constexpr uint64_t predict = S + router + combine + 3 * S * S;  // copies; S^2 x (copy, SCALE, ADD)
 constexpr uint64_t laurel = 2 + norm_h + 1;
 constexpr uint64_t q = 1 + (1 + 2 * rms) + (2 * 2 + 3);  // GEMV, q norms, RoPE on 2 heads
-constexpr uint64_t kv = 2 + (1 + rms) + (2 + 3) + (rms - 1) + 2;  // GEMVs, k norm, RoPE, v norm, appends
+constexpr uint64_t kv =
+    2 + (1 + rms) + (2 + 3) + (rms - 1) + 2;  // GEMVs, k norm, RoPE, v norm, appends
 // Attention of the KV head: key GEMV, EXP, per query head its sum, value
 // GEMV, per query head copy + SCALE. A sum over aligned words is one
 // REDUCE_SUM; a partial word adds copy, MUL by a mask and REDUCE_SUM.
-constexpr uint64_t attention(uint64_t sums) { return 1 + 1 + sums + 1 + 2 * 2; }
+constexpr uint64_t attention(uint64_t sums) {
+  return 1 + 1 + sums + 1 + 2 * 2;
+}
 constexpr uint64_t local_attention = attention(1 + 1);   // span 8: words 0 and 1
 constexpr uint64_t global_attention = attention(4 + 7);  // span 17 or 18: 1 + 3, 1 + 3 + 3
 constexpr uint64_t out = 1 + norm_h + 1 + 3;             // O, its norm, residual, LAuReL / sqrt 2
@@ -74,7 +77,8 @@ constexpr uint64_t ffn = norm_h + 3 + 2 + 1 + 1 + 1 + norm_h + 1;
 constexpr uint64_t cutoff = 1 + 1 + 1 + 1 + 1 + 2 + 9 + 2 + 1 + 1;  // docs/decode.md, FFN cutoff
 constexpr uint64_t correct = router + combine + 1 + 5 + 3 * S;
 constexpr uint64_t ple = 1 + 2 + 1 + 1 + 1 + 1 + norm_h + (S - 1);
-constexpr uint64_t layer = 3 + predict + norm_h + laurel + q + local_attention + out + ffn + correct + ple;
+constexpr uint64_t layer =
+    3 + predict + norm_h + laurel + q + local_attention + out + ffn + correct + ple;
 constexpr uint64_t exit = rms_value + 1 + 3 * (1 + rms + 1) + 2 + norm_h + 5;
 constexpr uint64_t per_token = staging + entry + layers * layer + 5 * kv +
                                2 * (global_attention - local_attention) + cutoff + exit;
@@ -94,19 +98,20 @@ TEST(Decode, TinyInstructionsAndBytesPerTokenMatchTheHandCount) {
   // Row records: 2 scale bytes + cols / 2 INT4 bytes, padded to 16:
   // 64 inputs -> 48 bytes, 128 -> 80, 16 or 8 -> 16.
   const uint64_t r64 = 48, r128 = 80, r16 = 16;
-  const uint64_t matrices = 2 * 4 * r64                 // router rows, predict and correct
-                            + (64 + 64) * r64          // Q, O
-                            + 8 * r64 + 64 * r16       // LAuReL left, right
+  const uint64_t matrices = 2 * 4 * r64                  // router rows, predict and correct
+                            + (64 + 64) * r64            // Q, O
+                            + 8 * r64 + 64 * r16         // LAuReL left, right
                             + 2 * 128 * r64 + 64 * r128  // gate, up, down
-                            + 16 * r64 + 64 * r16;     // per-layer gate, projection
+                            + 16 * r64 + 64 * r16;       // per-layer gate, projection
   EXPECT_EQ(matrices, 27136u);
   // BF16 vectors a layer loads: router norm twice, 4 x 16 + 4 x 4 AltUp
   // coefficient words, input, LAuReL, post-attention, pre- and post-FFN
   // norms, output scale, per-layer post norm (128 bytes each) and q norm.
   const uint64_t vectors = 2 * 128 + (64 + 16) * 16 + 7 * 128 + 64;
   const uint64_t storing_extra = 2 * 32 * r64 + 64;  // K, V, k norm
-  const uint64_t entry = 3 * 64 * r64 + 160 * r64 + 32;   // AltUp projections, per-layer projection, its norm
-  const uint64_t exit = 3 * 64 * r64 + 128 + 512 * r64;   // unprojections, final norm, LM head
+  const uint64_t entry =
+      3 * 64 * r64 + 160 * r64 + 32;  // AltUp projections, per-layer projection, its norm
+  const uint64_t exit = 3 * 64 * r64 + 128 + 512 * r64;  // unprojections, final norm, LM head
   const uint64_t weights = 10 * (matrices + vectors) + 5 * storing_extra + entry + exit;
   EXPECT_EQ(weights, 362848u);
   EXPECT_EQ(rep.ddr_bytes.at("weights"), 2 * weights);

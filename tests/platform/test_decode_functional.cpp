@@ -41,7 +41,9 @@ const format_case kCases[] = {
     {"rot3_four_weight_streams", "rotated", 0, 3, 0, 0, 0.97, 0.75, true},
 };
 
-void PrintTo(const format_case& c, std::ostream* os) { *os << c.name; }
+void PrintTo(const format_case& c, std::ostream* os) {
+  *os << c.name;
+}
 
 class DecodeFunctional : public ::testing::TestWithParam<format_case> {};
 
@@ -73,9 +75,9 @@ TEST_P(DecodeFunctional, LogitsMatchTheHostReference) {
     EXPECT_GE(rep.reference_cosine[t], c.min_codec) << "token " << t;
     EXPECT_GE(rep.reference_cosine_exact[t], c.min_exact) << "token " << t;
   }
-  RecordProperty("worst_cosine_codec",
-                 std::to_string(*std::min_element(rep.reference_cosine.begin(),
-                                                  rep.reference_cosine.end())));
+  RecordProperty(
+      "worst_cosine_codec",
+      std::to_string(*std::min_element(rep.reference_cosine.begin(), rep.reference_cosine.end())));
   RecordProperty("worst_cosine_exact",
                  std::to_string(*std::min_element(rep.reference_cosine_exact.begin(),
                                                   rep.reference_cosine_exact.end())));

@@ -152,7 +152,8 @@ TEST(VectorOps, RmsNormWithAScalarAndTheMagnitude) {
   const double rms = std::sqrt(ss / kHidden + 1e-6);
   for (uint32_t i = 0; i < kHidden; ++i) {
     const double want = 3.0 * from_bf16(g_x[i]) / rms;
-    EXPECT_LE(std::fabs(from_bf16(g_y[i]) - want), 0.02 * std::fabs(want) + 1e-6) << "element " << i;
+    EXPECT_LE(std::fabs(from_bf16(g_y[i]) - want), 0.02 * std::fabs(want) + 1e-6)
+        << "element " << i;
   }
   EXPECT_NEAR(from_bf16(g_y[kHidden]), rms, rms * 4.0 / 256);
 }
