@@ -15,13 +15,16 @@ extern "C" {
 
 #define PCCX_SIMCTL_OFFSET 0x00100000u
 
-#define PCCX_SIMCTL_ID 0x00          /* R: PCCX_SIMCTL_MAGIC */
-#define PCCX_SIMCTL_PUTC 0x04        /* W: append a byte to the print line; '\n' emits it */
-#define PCCX_SIMCTL_MARKER_PUTC 0x08 /* W: append a byte to the marker text */
-#define PCCX_SIMCTL_MARKER_EMIT 0x0C /* W: emit the marker into every trace */
-#define PCCX_SIMCTL_EXIT 0x10        /* W: end the run; the value is the exit code */
-#define PCCX_SIMCTL_TIME_NS_LO 0x14  /* R: simulated time in ns [31:0] (latches HI) */
-#define PCCX_SIMCTL_TIME_NS_HI 0x18  /* R: simulated time in ns [63:32] */
+#define PCCX_SIMCTL_ID 0x00           /* R: PCCX_SIMCTL_MAGIC */
+#define PCCX_SIMCTL_PUTC 0x04         /* W: append a byte to the print line; '\n' emits it */
+#define PCCX_SIMCTL_MARKER_PUTC 0x08  /* W: append a byte to the marker text */
+#define PCCX_SIMCTL_MARKER_EMIT 0x0C  /* W: emit the marker into every trace */
+#define PCCX_SIMCTL_EXIT 0x10         /* W: end the run; the value is the exit code */
+#define PCCX_SIMCTL_TIME_NS_LO 0x14   /* R: simulated time in ns [31:0] (latches HI) */
+#define PCCX_SIMCTL_TIME_NS_HI 0x18   /* R: simulated time in ns [63:32] */
+#define PCCX_SIMCTL_COUNTER_PUTC 0x1C /* W: append a byte to the counter name */
+#define PCCX_SIMCTL_COUNTER_LO 0x20   /* W: counter value [31:0] */
+#define PCCX_SIMCTL_COUNTER_HI 0x24   /* W: counter value [63:32]; records the sample */
 
 #define PCCX_SIMCTL_MAGIC 0x5343544Cu /* "SCTL" */
 
@@ -31,6 +34,9 @@ void pccx_simctl_print(const char* line);
 void pccx_simctl_marker(const char* text);
 void pccx_simctl_exit(int code);
 uint64_t pccx_simctl_time_ns(void);
+/* Records `value` for the counter `name` at the current simulated time
+ * (a counter track in the run's traces, e.g. "kv tokens"). */
+void pccx_simctl_counter(const char* name, uint64_t value);
 
 /* A line of text built without a C library, for pccx_simctl_print: text is
  * always NUL-terminated; what does not fit is cut off. */

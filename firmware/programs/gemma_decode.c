@@ -1190,9 +1190,13 @@ int pccx_gemma_decode_run(const uint8_t* block, uint32_t bytes) {
     marker2("token ", t, "", 0, 0);
     const uint64_t t0 = pccx_simctl_time_ns(), i0 = pccx_npu_retired();
     const uint32_t pos = g_m.kv[0].appended;
-    for (uint32_t r = 0; r < g_m.rings; ++r)
+    uint64_t kv_tokens = 0;
+    for (uint32_t r = 0; r < g_m.rings; ++r) {
       if (pccx_kv_append_token(&g_m.kv[r], 0) != PCCX_KV_OK)
         return fail_msg("KV append refused", GD_EXIT_KV);
+      kv_tokens += pccx_kv_valid_tokens(&g_m.kv[r]);
+    }
+    pccx_simctl_counter("kv tokens", kv_tokens);
     part_start(t, "entry", 0, 0);
     if (stage_token(le32(g_m.token_ids + 4u * t), pos) != 0 || entry() != 0) return GD_EXIT_DMA;
     for (uint32_t l = 0; l < g_m.layers; ++l) {

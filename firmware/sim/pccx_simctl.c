@@ -40,6 +40,17 @@ void pccx_simctl_marker(const char* text) {
   simctl_write(PCCX_SIMCTL_MARKER_EMIT, 1u);
 }
 
+void pccx_simctl_counter(const char* name, uint64_t value) {
+  if (name != NULL) {
+    for (; *name != '\0'; ++name) {
+      simctl_write(PCCX_SIMCTL_COUNTER_PUTC, (uint32_t)(unsigned char)*name);
+    }
+  }
+  /* LO first: writing HI records the sample. */
+  simctl_write(PCCX_SIMCTL_COUNTER_LO, (uint32_t)value);
+  simctl_write(PCCX_SIMCTL_COUNTER_HI, (uint32_t)(value >> 32));
+}
+
 void pccx_simctl_exit(int code) {
   simctl_write(PCCX_SIMCTL_EXIT, (uint32_t)code);
 }

@@ -1,6 +1,7 @@
 #include "config/platform_config.h"
 
 #include <limits>
+#include <tuple>
 
 #include "config/config_visitors.h"
 
@@ -122,6 +123,16 @@ void constant_cache_config::validate(validator& check) const {
     else if (!banks[i].enabled)
       check.fail(at + "/enabled", std::string("bank \"") + required[i] + "\" must be enabled");
   }
+}
+
+void output_config::validate(validator& check) const {
+  if (!dir.empty()) return;
+  for (const auto& [key, on, file] :
+       {std::tuple{"perfetto", perfetto, "trace.perfetto.json"},
+        std::tuple{"vcd", vcd, "signals.vcd"}, std::tuple{"pccx", pccx, "session.pccx"}})
+    if (on)
+      check.fail({key, "dir"}, std::string("output.") + key + " is on but output.dir is empty: " +
+                                   "set output.dir (--out DIR) to the folder for " + file);
 }
 
 void logging_config::validate(validator& check) const {

@@ -360,11 +360,25 @@ struct logging_config {
 
 struct output_config {
   std::string dir;
+  bool perfetto = false;
+  bool vcd = false;
+  bool pccx = false;
 
   template <class V>
   void visit(V& v) {
     v.field("dir", dir, "Folder for run outputs such as summary.json; empty = none");
+    v.field("perfetto", perfetto,
+            "Write trace.perfetto.json into output.dir: instructions per engine, DMA "
+            "descriptors per channel, markers, DDR bandwidth and firmware counters as Chrome "
+            "trace events (ui.perfetto.dev)");
+    v.field("vcd", vcd,
+            "Write signals.vcd into output.dir: engine busy, stream FIFO levels, DDR bytes in "
+            "flight and utilisation (GTKWave)");
+    v.field("pccx", pccx,
+            "Write session.pccx into output.dir: instructions, DMA descriptors, issue stalls and "
+            "waits for the NPU as a pccx-lab session");
   }
+  void validate(validator& check) const;
 };
 
 struct platform_config {

@@ -65,6 +65,8 @@ class ddr_controller : public sc_core::sc_module {
   void set_trace(trace::jsonl_trace* t) { trace_ = t; }
   // Optional callback per timed transaction (tests, custom statistics).
   void set_observer(access_observer f) { observer_ = std::move(f); }
+  // The current callback, so a second observer can chain to it.
+  const access_observer& observer() const { return observer_; }
 
  private:
   void b_transport(int id, tlm::tlm_generic_payload& tr, sc_core::sc_time& delay);

@@ -178,6 +178,7 @@ void dma_channel::move(const descriptor& d) {
     fault(d, errors, reason);
     post_status(d, errors, start);
     active_ = false;
+    finished(d, 0, errors, start, start);
     return;
   }
 
@@ -228,6 +229,7 @@ void dma_channel::move(const descriptor& d) {
                 " bytes at " + hex(addr) + " (the rest of the descriptor is not moved)");
       post_status(d, PCCX_DMA_ERR_BUS, std::max(last, local_now()));
       active_ = false;
+      finished(d, d.bytes - left, PCCX_DMA_ERR_BUS, start, std::max(last, local_now()));
       return;
     }
     const sc_time completion = sc_core::sc_time_stamp() + delay;
@@ -251,6 +253,14 @@ void dma_channel::move(const descriptor& d) {
                           << last);
   post_status(d, 0, last);
   active_ = false;
+  finished(d, d.bytes, 0, start, last);
+}
+
+void dma_channel::finished(const descriptor& d, uint64_t moved, uint32_t errors,
+                           const sc_time& from, const sc_time& to) {
+  if (!on_descriptor) return;
+  on_descriptor({params_.page, d.seq, d.addr, d.bytes, moved, d.tag, d.cls,
+                 params_.direction == dma_direction::stream_to_ddr, errors, from, to});
 }
 
 // ---------------------------------------------------------------- state

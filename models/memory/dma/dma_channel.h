@@ -98,6 +98,23 @@ class dma_channel : public sc_core::sc_module {
   // the platform may forward them (strict mode, NPU error).
   std::function<void(const dma_fault&)> on_fault;
 
+  // Each descriptor as the channel finished it, for trace writers: bytes
+  // is what moved (less than requested after a failure), from start (the
+  // channel took it) to end (its last block completed).
+  struct descriptor_record {
+    unsigned page = 0;
+    uint64_t seq = 0;
+    uint64_t addr = 0;
+    uint32_t requested = 0;
+    uint64_t bytes = 0;
+    unsigned tag = 0;
+    traffic_class cls = traffic_class::weights;
+    bool to_ddr = false;
+    uint32_t errors = 0;
+    sc_core::sc_time start, end;
+  };
+  std::function<void(const descriptor_record&)> on_descriptor;
+
  private:
   struct descriptor {
     uint64_t seq = 0;
@@ -117,6 +134,8 @@ class dma_channel : public sc_core::sc_module {
   uint32_t check(const descriptor& d, std::string& reason) const;
   void fault(const descriptor& d, uint32_t errors, const std::string& reason);
   void post_status(const descriptor& d, uint32_t errors, const sc_core::sc_time& at);
+  void finished(const descriptor& d, uint64_t moved, uint32_t errors, const sc_core::sc_time& from,
+                const sc_core::sc_time& to);
   sc_core::sc_time local_now() const { return qk_.get_current_time(); }
   void set_local(const sc_core::sc_time& t);
   void mature(const sc_core::sc_time& now);

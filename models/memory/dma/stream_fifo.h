@@ -47,6 +47,8 @@ class stream_fifo {
   uint64_t level() const { return level_; }        // bytes pushed and not popped
   uint64_t reserved() const { return reserved_; }  // bytes reserved, not yet pushed
   uint64_t free_space() const { return capacity_ - level_ - reserved_; }
+  // level() as a variable a waveform trace can follow.
+  const uint64_t& level_variable() const { return level_; }
   // Bytes present and ready at time t (all present ones if t is far enough).
   uint64_t ready_bytes(const sc_core::sc_time& t) const;
   // Time at which the first `bytes` bytes are all ready; nullopt while fewer

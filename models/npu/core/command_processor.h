@@ -65,6 +65,20 @@ class command_processor : public sc_core::sc_module, public completion_if {
   // per-layer time breakdown is built from.
   std::function<void(uint64_t seq, const sc_core::sc_time& done)> on_complete;
 
+  // What the instruction trace records of each retired instruction, for
+  // other trace writers. unit is "cmd" for MEMSET, else unit_kind_name.
+  struct retire_record {
+    uint64_t seq = 0;
+    uint64_t word = 0;
+    const char* unit = "";
+    sc_core::sc_time queued, issued, started, retired;
+    uint32_t err = PCCX_ERR_NONE;
+  };
+  std::function<void(const retire_record&)> on_retire;
+  // True while the unit holds an instruction (dispatch to retire): a
+  // variable a waveform trace can follow.
+  const bool& unit_busy_flag(unit_kind kind) const { return unit_busy_[static_cast<size_t>(kind)]; }
+
   void retire(uint64_t seq, uint32_t err, const std::string& detail) override;
 
  private:

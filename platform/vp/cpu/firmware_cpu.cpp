@@ -163,6 +163,13 @@ void firmware_cpu::host_read(uint64_t ddr_addr, void* dst, uint32_t bytes) {
 }
 
 int firmware_cpu::wait_idle(uint32_t timeout_us) {
+  const sc_core::sc_time from = local_time();
+  const int result = sleep_until_idle(timeout_us);
+  if (on_wait_idle) on_wait_idle(from, local_time(), result);
+  return result;
+}
+
+int firmware_cpu::sleep_until_idle(uint32_t timeout_us) {
   const sc_core::sc_time deadline =
       local_time() + sc_core::sc_time(static_cast<double>(timeout_us), sc_core::SC_US);
   for (;;) {

@@ -14,6 +14,7 @@
 #include <tlm_utils/tlm_quantumkeeper.h>
 
 #include <cstdint>
+#include <functional>
 #include <string>
 #include <systemc>
 #include <tlm>
@@ -53,12 +54,18 @@ class firmware_cpu : public sc_core::sc_module {
   void host_write(uint64_t ddr_addr, const void* src, uint32_t bytes);
   void host_read(uint64_t ddr_addr, void* dst, uint32_t bytes);
 
+  // Each uca_hal_wait_idle as it returns (from, to: the CPU's local time;
+  // result 0, -1 or -2), for trace writers.
+  std::function<void(const sc_core::sc_time& from, const sc_core::sc_time& to, int result)>
+      on_wait_idle;
+
   // The CPU whose firmware is running, or nullptr outside a run.
   static firmware_cpu* current();
   sc_core::sc_time local_time() const;
 
  private:
   void run();
+  int sleep_until_idle(uint32_t timeout_us);
   void transact(tlm::tlm_command cmd, uint32_t offset, uint32_t& data);
   void host_transfer(tlm::tlm_command cmd, uint64_t ddr_addr, uint8_t* data, uint32_t bytes);
   // Ends the run as failed and parks the firmware thread for good.

@@ -27,6 +27,9 @@ std::string sim_control::register_name(uint64_t offset) {
     case PCCX_SIMCTL_EXIT: return "EXIT";
     case PCCX_SIMCTL_TIME_NS_LO: return "TIME_NS_LO";
     case PCCX_SIMCTL_TIME_NS_HI: return "TIME_NS_HI";
+    case PCCX_SIMCTL_COUNTER_PUTC: return "COUNTER_PUTC";
+    case PCCX_SIMCTL_COUNTER_LO: return "COUNTER_LO";
+    case PCCX_SIMCTL_COUNTER_HI: return "COUNTER_HI";
     default: return "";
   }
 }
@@ -81,6 +84,18 @@ void sim_control::b_transport(tlm::tlm_generic_payload& tx, sc_core::sc_time& de
       marker_times_ns_.push_back(trace::to_ns(now));
       marker_.clear();
       break;
+    case PCCX_SIMCTL_COUNTER_PUTC:
+      if (counter_name_.size() < kMaxText) counter_name_ += c;
+      break;
+    case PCCX_SIMCTL_COUNTER_LO: counter_lo_ = value; break;
+    case PCCX_SIMCTL_COUNTER_HI: {
+      const uint64_t v = (static_cast<uint64_t>(value) << 32) | counter_lo_;
+      PCCX_LOG(log_, debug, "counter " << counter_name_ << " = " << v);
+      if (on_counter) on_counter(counter_name_, v, now);
+      counter_name_.clear();
+      counter_lo_ = 0;
+      break;
+    }
     case PCCX_SIMCTL_EXIT:
       // Let simulated time reach the write before ending the run.
       wait(delay);

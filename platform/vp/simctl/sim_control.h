@@ -1,11 +1,13 @@
 // The sim-control device (registers in firmware/include/pccx_simctl.h):
-// firmware prints lines, drops markers into every trace and ends the run.
+// firmware prints lines, drops markers into every trace, reports counters
+// and ends the run.
 // Accesses cost no simulated time and have no effect on the NPU.
 #pragma once
 
 #include <tlm_utils/simple_target_socket.h>
 
 #include <cstdint>
+#include <functional>
 #include <ostream>
 #include <string>
 #include <systemc>
@@ -29,6 +31,8 @@ class sim_control : public sc_core::sc_module {
   const std::vector<std::string>& markers() const { return markers_; }
   // Simulated time of each marker, ns (same order as markers()).
   const std::vector<double>& marker_times_ns() const { return marker_times_ns_; }
+  // Each counter sample as the firmware writes it (name, value, time).
+  std::function<void(const std::string&, uint64_t, const sc_core::sc_time&)> on_counter;
   static std::string register_name(uint64_t offset);
 
  private:
@@ -43,6 +47,8 @@ class sim_control : public sc_core::sc_module {
   std::vector<std::string> printed_, markers_;
   std::vector<double> marker_times_ns_;
   uint32_t time_hi_ = 0;
+  std::string counter_name_;
+  uint32_t counter_lo_ = 0;
   sc_core::sc_event parked_;                // never notified
   static constexpr size_t kMaxText = 4096;  // a runaway print loop must not eat memory
 };

@@ -7,6 +7,7 @@
 #include "log/logger.h"
 #include "trace/trace_hub.h"
 #include "vp/top/platform_top.h"
+#include "vp/top/run_outputs.h"
 
 namespace pccx::vp {
 
@@ -111,6 +112,7 @@ run_result run_simulation(const config::platform_config& cfg, const firmware_ima
   tlm_utils::tlm_quantumkeeper::set_global_quantum(rt.quantum);
   platform_top top(rt, traces, console);
   top.cpu.load(fw.entry, fw.name);
+  run_outputs outputs(cfg, rt, top);  // trace.perfetto.json, signals.vcd, session.pccx
   if (customize) customize(top);
   for (const auto& w : fw.warnings) PCCX_LOG(log, warning, w);
 
@@ -146,6 +148,7 @@ run_result run_simulation(const config::platform_config& cfg, const firmware_ima
   r.markers = top.simctl.markers();
   r.marker_times_ns = top.simctl.marker_times_ns();
   traces.close_all();
+  outputs.finish();
   r.wall_time_s =
       std::chrono::duration<double>(std::chrono::steady_clock::now() - wall_start).count();
 
