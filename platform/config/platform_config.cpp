@@ -129,7 +129,8 @@ void output_config::validate(validator& check) const {
   if (!dir.empty()) return;
   for (const auto& [key, on, file] :
        {std::tuple{"perfetto", perfetto, "trace.perfetto.json"},
-        std::tuple{"vcd", vcd, "signals.vcd"}, std::tuple{"pccx", pccx, "session.pccx"}})
+        std::tuple{"vcd", vcd, "signals.vcd"}, std::tuple{"pccx", pccx, "session.pccx"},
+        std::tuple{"plots", plots, "ddr_bandwidth.svg"}})
     if (on)
       check.fail({key, "dir"}, std::string("output.") + key + " is on but output.dir is empty: " +
                                    "set output.dir (--out DIR) to the folder for " + file);

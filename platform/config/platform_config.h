@@ -363,6 +363,8 @@ struct output_config {
   bool perfetto = false;
   bool vcd = false;
   bool pccx = false;
+  bool plots = false;
+  std::uint32_t plot_columns = 2000;
 
   template <class V>
   void visit(V& v) {
@@ -377,6 +379,12 @@ struct output_config {
     v.field("pccx", pccx,
             "Write session.pccx into output.dir: instructions, DMA descriptors, issue stalls and "
             "waits for the NPU as a pccx-lab session");
+    v.field("plots", plots,
+            "Write ddr_bandwidth.svg into output.dir: GB/s per traffic class over simulated "
+            "time, the DDR peak and effective bandwidth, the firmware's markers");
+    v.field("plot_columns", plot_columns,
+            "Most columns of ddr_bandwidth.svg: longer runs merge whole stats windows per column",
+            range(10, 100000));
   }
   void validate(validator& check) const;
 };

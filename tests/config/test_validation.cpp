@@ -71,3 +71,10 @@ TEST(ConfigValidation, CrossChecksOfDifferentStructsAreAllReported) {
       "--set npu.constant_cache.banks.0.name=x: /npu/constant_cache/banks/0/name: bank 0 must "
       "be \"fmap_shape\", found \"x\"");
 }
+
+TEST(ConfigValidation, PlotsNeedAnOutputDir) {
+  EXPECT_EQ(load_error({{}, {"output.plots=true"}}),
+            "--set output.plots=true: /output/plots: output.plots is on but output.dir is empty: "
+            "set output.dir (--out DIR) to the folder for ddr_bandwidth.svg");
+  EXPECT_TRUE(load({{}, {"output.plots=true", "output.dir=\"out\""}}).output.plots);
+}

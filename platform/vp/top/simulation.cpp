@@ -4,8 +4,11 @@
 #include <filesystem>
 #include <fstream>
 
+#include "config/config_loader.h"
 #include "log/logger.h"
 #include "trace/trace_hub.h"
+#include "vp/report/bandwidth_svg.h"
+#include "vp/report/run_speed.h"
 #include "vp/top/platform_top.h"
 #include "vp/top/run_outputs.h"
 
@@ -81,6 +84,15 @@ nlohmann::json run_result::summary(const config::platform_config& cfg,
                                    const firmware_image& fw) const {
   nlohmann::json counters_json = nlohmann::json::object();
   for (const auto& [name, value] : counters) counters_json[name] = value;
+  nlohmann::json markers_json = nlohmann::json::array();
+  for (size_t i = 0; i < markers.size() && i < marker_times_ns.size(); ++i)
+    markers_json.push_back({{"t_ns", marker_times_ns[i]}, {"marker", markers[i]}});
+  report::run_speed speed;
+  speed.wall_time_s = wall_time_s;
+  speed.sim_time_ns = sim_time_ns;
+  speed.ddr_transactions = ddr_transactions;
+  speed.npu_instructions = instructions_retired;
+  speed.peak_rss_mib = peak_rss_mib;
   return {{"firmware", {{"name", fw.name}, {"origin", fw.origin}}},
           {"outcome", state_name(state)},
           {"exit_code", exit_code},
@@ -90,7 +102,11 @@ nlohmann::json run_result::summary(const config::platform_config& cfg,
           {"instructions_retired", instructions_retired},
           {"npu_counters", counters_json},
           {"memory", memory},
-          {"clocks", {{"core_mhz", cfg.clocks.core_mhz}, {"axi_mhz", cfg.clocks.axi_mhz}}}};
+          {"clocks", {{"core_mhz", cfg.clocks.core_mhz}, {"axi_mhz", cfg.clocks.axi_mhz}}},
+          {"printed", printed},
+          {"markers", markers_json},
+          {"speed", report::to_json(speed)},
+          {"config", config::to_json(cfg)}};
 }
 
 run_result run_simulation(const config::platform_config& cfg, const firmware_image& fw,
@@ -147,10 +163,12 @@ run_result run_simulation(const config::platform_config& cfg, const firmware_ima
   r.printed = top.simctl.printed();
   r.markers = top.simctl.markers();
   r.marker_times_ns = top.simctl.marker_times_ns();
+  r.ddr_transactions = top.ddr.recorder().total().transactions;
   traces.close_all();
   outputs.finish();
   r.wall_time_s =
       std::chrono::duration<double>(std::chrono::steady_clock::now() - wall_start).count();
+  r.peak_rss_mib = report::peak_rss_mib();
 
   if (!cfg.output.dir.empty()) {
     std::error_code ec;
@@ -160,6 +178,22 @@ run_result run_simulation(const config::platform_config& cfg, const firmware_ima
     if (!out) throw input_error("cannot write " + path + " (output.dir)");
     out << r.summary(cfg, fw).dump(2) << '\n';
     top.ddr.write_csv(cfg.output.dir);
+    if (cfg.output.plots) {
+      report::bandwidth_plot plot;
+      plot.title = "DDR bandwidth: " + fw.name + " (" + cfg.simulation.mode + " mode)";
+      plot.end_ns = r.sim_time_ns;
+      plot.peak_gbps = top.ddr.efficiency().peak_bytes_per_s * 1e-9;
+      plot.effective_gbps = top.ddr.efficiency().effective_bytes_per_s * 1e-9;
+      plot.markers = r.markers;
+      plot.marker_times_ns = r.marker_times_ns;
+      plot.max_columns = cfg.output.plot_columns;
+      try {
+        report::write_bandwidth_svg(top.ddr.recorder(), plot,
+                                    cfg.output.dir + "/ddr_bandwidth.svg");
+      } catch (const std::runtime_error& e) {
+        throw input_error(std::string(e.what()) + " (output.dir)");
+      }
+    }
   }
   return r;
 }

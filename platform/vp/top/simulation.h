@@ -36,6 +36,8 @@ struct run_result {
   std::vector<std::string> markers;
   std::vector<double> marker_times_ns;  // simulated time of each marker
   nlohmann::json memory;                // DDR bandwidth, DMA channels, L2 ports, MEMCPY
+  uint64_t ddr_transactions = 0;        // counted at the DDR controller
+  double peak_rss_mib = 0;              // the process's peak resident memory at the end
 
   nlohmann::json summary(const config::platform_config& cfg, const firmware_image& fw) const;
 };
