@@ -365,6 +365,7 @@ struct output_config {
   bool pccx = false;
   bool plots = false;
   std::uint32_t plot_columns = 2000;
+  std::string run_name;
 
   template <class V>
   void visit(V& v) {
@@ -385,6 +386,7 @@ struct output_config {
     v.field("plot_columns", plot_columns,
             "Most columns of ddr_bandwidth.svg: longer runs merge whole stats windows per column",
             range(10, 100000));
+    v.field("run_name", run_name, "Name of the run in plot titles; empty = the firmware's name");
   }
   void validate(validator& check) const;
 };

@@ -138,7 +138,8 @@ void expect_series_match_summary(const element& svg, const nlohmann::json& summa
 }  // namespace
 
 TEST_F(Plots, BandwidthSvgOfATinyDecode) {
-  const auto cfg = plotting();
+  auto cfg = plotting();
+  cfg.output.run_name = "tiny <L = 16>";
   const auto rep = tiny_decode(cfg, 2, false);
   ASSERT_EQ(rep.run.exit_code, 0) << rep.run.message;
   const nlohmann::json summary = nlohmann::json::parse(read_text(path("summary.json")));
@@ -147,6 +148,9 @@ TEST_F(Plots, BandwidthSvgOfATinyDecode) {
   const element svg = test::xml::parse(text);
   EXPECT_EQ(svg.name, "svg");
   EXPECT_EQ(svg.attr("xmlns"), "http://www.w3.org/2000/svg");
+  const auto titles = svg.by_class("text", "title");
+  ASSERT_EQ(titles.size(), 1u);
+  EXPECT_EQ(titles[0]->text, "DDR bandwidth: tiny <L = 16> (timing mode)");
   expect_series_match_summary(svg, summary, 5);  // weights, kv_read, kv_write, activations, host
 
   // The CSV series and totals hold the same bytes per class as the summary.
@@ -268,6 +272,8 @@ TEST_F(Plots, GenericMarkersAreLabelledLines) {
   ASSERT_EQ(r.exit_code, 0) << r.message;
   ASSERT_EQ(r.markers.size(), 3u);
   const element svg = test::xml::parse(read_text(path("ddr_bandwidth.svg")));
+  EXPECT_EQ(svg.by_class("text", "title")[0]->text,
+            "DDR bandwidth: dma_roundtrip (functional mode)");  // the firmware's name
   const plot_frame f = frame_of(svg);
   const auto lines = svg.by_class("line", "other");
   ASSERT_EQ(lines.size(), r.markers.size() + 1);  // and the legend's
@@ -418,6 +424,7 @@ TEST(BandwidthSvg, ThousandsOfWindowsMergeAndManyMarkersThin) {
 TEST_F(Plots, DocExamples) {
   auto cfg = plotting();
   cfg.stats.window_ns = 2000;
+  cfg.output.run_name = "tiny model, L = 16, 2 tokens";
   const auto rep = tiny_decode(cfg, 2, true);
   ASSERT_EQ(rep.run.exit_code, 0) << rep.run.message;
   const std::string bandwidth = read_text(path("ddr_bandwidth.svg"));

@@ -180,7 +180,8 @@ run_result run_simulation(const config::platform_config& cfg, const firmware_ima
     top.ddr.write_csv(cfg.output.dir);
     if (cfg.output.plots) {
       report::bandwidth_plot plot;
-      plot.title = "DDR bandwidth: " + fw.name + " (" + cfg.simulation.mode + " mode)";
+      const std::string& name = cfg.output.run_name.empty() ? fw.name : cfg.output.run_name;
+      plot.title = "DDR bandwidth: " + name + " (" + cfg.simulation.mode + " mode)";
       plot.end_ns = r.sim_time_ns;
       plot.peak_gbps = top.ddr.efficiency().peak_bytes_per_s * 1e-9;
       plot.effective_gbps = top.ddr.efficiency().effective_bytes_per_s * 1e-9;
