@@ -19,6 +19,7 @@
 #include "vp/top/runtime_params.h"
 #include "vp/top/simulation.h"
 #include "workload/decode_report_json.h"
+#include "workload/decode_plots.h"
 #include "workload/decode_runner.h"
 
 namespace {
@@ -54,7 +55,11 @@ int run_decode_command(const pccx::config::platform_config& cfg,
   pccx::workload::decode_report rep;
   try {
     const pccx::llm::model_config m = pccx::llm::load_model(opts.model);
-    rep = pccx::workload::run_decode(cfg, m, o);
+    // The plots' title names the model and the context.
+    pccx::config::platform_config run_cfg = cfg;
+    if (run_cfg.output.run_name.empty())
+      run_cfg.output.run_name = m.name + ", L = " + std::to_string(o.context);
+    rep = pccx::workload::run_decode(run_cfg, m, o);
   } catch (const pccx::llm::ddr_plan_error& e) {
     document(nullptr, "does_not_fit", e.what());
     throw pccx::vp::input_error(e.what());
@@ -79,6 +84,15 @@ int run_decode_command(const pccx::config::platform_config& cfg,
     return kExitSimFailure;
   }
   document(&rep, "ok", "");
+  if (cfg.output.plots) {  // the configuration requires output.dir with plots
+    const std::string svg = cfg.output.dir + "/decode_latency.svg";
+    try {
+      pccx::workload::write_latency_breakdown_svg(rep, svg);
+    } catch (const std::exception& e) {
+      std::cerr << "pccx-vp: " << svg << ": " << e.what() << "\n";
+      return kExitBadInput;
+    }
+  }
   std::cout << rep.text();
   return kExitOk;
 }
