@@ -55,10 +55,15 @@ cli_options parse_cli(int argc, char** argv) {
   table.add_options()("sweep", po::value(&o.sweep),
                       "sweep file: models, contexts, tokens, KV strategies")(
       "jobs,j", po::value(&o.jobs), "cells run at once (default: the number of cores)");
+  po::options_description replay("replay options");
+  replay.add_options()("dma", po::value(&o.dma_file),
+                       "DMA descriptors (and DDR preloads) the stream needs, a JSON file")(
+      "keep-going", po::bool_switch(&o.keep_going),
+      "clear each NPU error and go on with the stream (default: stop at the first)");
   po::options_description hidden;
   hidden.add_options()("positional", po::value<std::vector<std::string>>(&positional));
   po::options_description all;
-  all.add(general).add(kv).add(dec).add(table).add(hidden);
+  all.add(general).add(kv).add(dec).add(table).add(replay).add(hidden);
   po::positional_options_description pos;
   pos.add("positional", -1);
 
@@ -77,8 +82,10 @@ cli_options parse_cli(int argc, char** argv) {
           "       pccx-vp decode --model FILE [--context L] [--tokens N] [--ring-cap C]\n"
           "                      [--sinks S] [--per-layer] [--json FILE] [--reference SEED]\n"
           "       pccx-vp decode-table --sweep FILE --out DIR [--jobs J] [--config FILE]\n"
-          "                      [--set KEY=VALUE]\n\n"
-       << general << kv << dec << table;
+          "                      [--set KEY=VALUE]\n"
+          "       pccx-vp replay FILE.memh [--dma FILE.json] [--keep-going] [--json FILE]\n"
+          "                      [--trace-instructions FILE] [--config FILE] [--set KEY=VALUE]\n\n"
+       << general << kv << dec << table << replay;
   o.help_text = help.str();
 
   if (vm.count("help"))
@@ -103,9 +110,13 @@ cli_options parse_cli(int argc, char** argv) {
       if (positional.size() != 1)
         throw cli_error("decode-table takes no file arguments (--sweep FILE --out DIR)");
       if (o.cmd == cli_options::command::run) o.cmd = cli_options::command::decode_table;
+    } else if (positional[0] == "replay") {
+      if (positional.size() != 2) throw cli_error("replay takes exactly one .memh file");
+      if (o.cmd == cli_options::command::run) o.cmd = cli_options::command::replay;
+      o.replay_file = positional[1];
     } else if (positional[0] != "run" || positional.size() != 1) {
       throw cli_error("unknown command '" + positional[0] +
-                      "' (commands: run, disasm, kv-accuracy, decode, decode-table)");
+                      "' (commands: run, disasm, kv-accuracy, decode, decode-table, replay)");
     }
   }
   if (o.cmd == cli_options::command::kv_accuracy) {
