@@ -25,9 +25,12 @@
  *
  * What it reports, one pccx_simctl_print line each:
  *   "replay: npu-error seq S code C word 0xW"   an error read from ERR_*
- *   "replay: stopped after N words"              the stream stopped at an error
+ *   "replay: stopped after N words"              the stream stopped (an error)
  *   "replay: dma-error descriptor K errors 0xE"  a descriptor's status (ERR bits)
  *   "replay: dma-pending descriptor K"           no status came
+ *   "replay: dma-blocked descriptor K"           K could not be submitted: its
+ *                                                channel's status queue is full
+ *                                                and the oldest never completes
  *   "replay: not-idle"                           the NPU did not go idle by the deadline
  *   "replay: bad block: ..."
  * and the markers "replay: stream" (before the first word), "replay: stream

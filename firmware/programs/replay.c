@@ -47,13 +47,13 @@ static void say_descriptor(const char* what, uint32_t k) {
   pccx_simctl_print(l.text);
 }
 
-static int stopped_after(uint32_t sent) {
+static int stopped_after(uint32_t sent, int code) {
   pccx_line l;
   pccx_line_start(&l, "replay: stopped after ");
   pccx_line_dec(&l, sent);
   pccx_line_str(&l, " words");
   pccx_simctl_print(l.text);
-  return PCCX_REPLAY_EXIT_NPU_ERROR;
+  return code;
 }
 
 static int bad_block(const char* why) {
@@ -137,6 +137,7 @@ static int submit(uint32_t k) {
   pop_ready();
   if (g_count[ch] >= g_status_depth[ch] && wait_one(ch) != 0) {
     say_descriptor("dma-pending", g_queue[ch][g_head[ch]]);
+    say_descriptor("dma-blocked", k);
     return PCCX_REPLAY_EXIT_DMA;
   }
   if (g_class[ch] != d->cls) {
@@ -199,7 +200,7 @@ int pccx_replay_run(const uint8_t* block, uint32_t bytes) {
   pccx_simctl_marker("replay: stream");
   for (uint32_t i = 0; i < nwords && !stopped; ++i) {
     while (next < g_ndesc && g_desc[next].before == i)
-      if (submit(next++) != 0) return PCCX_REPLAY_EXIT_DMA;
+      if (submit(next++) != 0) return stopped_after(sent, PCCX_REPLAY_EXIT_DMA);
     while (credit == 0u) {
       credit = depth - uca_hal_read32(PCCX_REG_CMD_LEVEL);
       if (credit != 0u) break;
@@ -219,7 +220,7 @@ int pccx_replay_run(const uint8_t* block, uint32_t bytes) {
     --credit;
     ++sent;
   }
-  if (stopped) return stopped_after(sent);
+  if (stopped) return stopped_after(sent, PCCX_REPLAY_EXIT_NPU_ERROR);
   while (next < g_ndesc)
     if (submit(next++) != 0) return PCCX_REPLAY_EXIT_DMA;
   pccx_simctl_marker("replay: stream end");
@@ -230,7 +231,7 @@ int pccx_replay_run(const uint8_t* block, uint32_t bytes) {
     if (rc == PCCX_SYNC_NPU_ERROR) {
       report_npu_error(keep_going);
       if (keep_going) continue;
-      return stopped_after(sent);
+      return stopped_after(sent, PCCX_REPLAY_EXIT_NPU_ERROR);
     }
     pccx_simctl_print("replay: not-idle");
     return PCCX_REPLAY_EXIT_NOT_IDLE;

@@ -385,11 +385,12 @@ replay_report run_replay(const config::platform_config& cfg, const replay_input&
       rep.stopped = true;
       rep.words_sent = std::stoull(rest);
     } else if (field_after(line, "replay: dma-error descriptor ", rest) ||
-               field_after(line, "replay: dma-pending descriptor ", rest)) {
+               field_after(line, "replay: dma-pending descriptor ", rest) ||
+               field_after(line, "replay: dma-blocked descriptor ", rest)) {
       unsigned long k = 0, bits = 0;
       const bool pending = line.find("dma-pending") != std::string::npos;
-      if (std::sscanf(rest.c_str(), pending ? "%lu" : "%lu errors %lx", &k, &bits) < 1 ||
-          k >= in.descriptors.size())
+      const bool blocked = line.find("dma-blocked") != std::string::npos;
+      if (std::sscanf(rest.c_str(), "%lu errors %lx", &k, &bits) < 1 || k >= in.descriptors.size())
         continue;
       const replay_descriptor& d = in.descriptors[k];
       replay_dma_problem p;
@@ -400,7 +401,16 @@ replay_report run_replay(const config::platform_config& cfg, const replay_input&
       for (unsigned b = 0; b < 6; ++b)
         if (bits & (1u << b)) p.reasons.push_back(kDmaErrors[b]);
       if (pending) p.reasons.push_back("no status: it never completed");
-      rep.dma_errors.push_back(std::move(p));
+      if (blocked)
+        p.reasons.push_back(
+            "not submitted: the channel's status queue is full (dma.status_depth) and its oldest "
+            "descriptor never completes; a before_line next to the words that use each "
+            "descriptor keeps the queue moving");
+      // The one that could not be submitted explains the others.
+      if (blocked)
+        rep.dma_errors.insert(rep.dma_errors.begin(), std::move(p));
+      else
+        rep.dma_errors.push_back(std::move(p));
     } else if (line == "replay: not-idle") {
       not_idle = true;
     } else if (field_after(line, "replay: bad block: ", rest)) {
@@ -485,6 +495,8 @@ std::string replay_report::text() const {
   o << "  simulated time: " << fixed(sim_time_ns / 1e3, 3) << " us ";
   if (idle)
     o << "(the stream, from its start to idle: " << fixed(stream_ns / 1e3, 3) << " us)\n";
+  else if (stopped)
+    o << "(the stream stopped before its end)\n";
   else
     o << "(the NPU did not go idle after the stream)\n";
   if (run.state != vp::run_control::state::finished)
@@ -498,10 +510,13 @@ std::string replay_report::text() const {
     if (!e.detail.empty()) o << ": " << e.detail;
     o << "\n    " << hex_word(e.word).substr(2) << "  " << e.disasm << "\n";
   }
-  if (stopped)
+  if (stopped && !npu_errors.empty())
     o << "  issue stops while an error is latched, so the stream stopped there: " << words_sent
       << " of " << words << " words were written to CMD_IN (--keep-going clears each error and "
       << "goes on)\n";
+  else if (stopped)
+    o << "  the stream stopped at a DMA descriptor: " << words_sent << " of " << words
+      << " words were written to CMD_IN\n";
   if (dma_errors.empty())
     o << "  DMA: " << (descriptors == 0 ? "no descriptors" : "every descriptor completed") << "\n";
   for (const auto& p : dma_errors) {

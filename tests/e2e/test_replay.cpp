@@ -1,8 +1,9 @@
 // `pccx-vp replay FILE.memh`: a valid stream with DMA descriptors and a
 // preload retires every word; a malformed line is rejected before the run
 // as FILE:LINE; an illegal word is reported by the NPU's decoder against
-// its line, and --keep-going reports every one; a DMA file with a mistake
-// names its JSON pointer.
+// its line, and --keep-going reports every one; a descriptor the channel
+// drops is reported against its JSON pointer, with the word left waiting;
+// a DMA file with a mistake names its JSON pointer.
 #include "e2e_util.h"
 
 namespace e2e {
@@ -84,6 +85,24 @@ TEST_F(Replay, IllegalWordIsReportedAgainstItsLine) {
   const auto strict = vp({"replay", file, "--strict"});
   EXPECT_EQ(strict.exit_code, 1) << describe(strict);
   EXPECT_TRUE(contains(strict.err, file + ":5: ERR_UNKNOWN_OPCODE")) << strict.err;
+}
+
+TEST_F(Replay, DmaFaultIsReportedAgainstItsDescriptor) {
+  // The ACP_FMAP descriptor is misaligned: the channel drops it, and the
+  // MEMCPY that waits for its bytes never completes.
+  write_file(path("dma.json"), R"([{"channel": "ACP_FMAP", "addr": "0x10000008", "bytes": 128},
+      {"channel": "ACP_RESULT", "addr": "0x10001000", "bytes": 128}])");
+  const std::string file = data_file("replay_ok.memh");
+  const auto r = vp({"replay", file, "--dma", "dma.json", "--json", "r.json"});
+  EXPECT_EQ(r.exit_code, 1) << describe(r);
+  EXPECT_TRUE(contains(r.err, "replay failed: dma.json: /0: ACP_FMAP descriptor: ERR_ALIGN_ADDR"))
+      << r.err;
+  const json j = json::parse(read_file(path("r.json")));
+  ASSERT_EQ(j["dma_errors"].size(), 1u) << j.dump(2);
+  EXPECT_EQ(j["dma_errors"][0]["pointer"], "/0");
+  EXPECT_EQ(j["dma_errors"][0]["reasons"][0], "ERR_ALIGN_ADDR");
+  EXPECT_EQ(j["first_pending"]["line"], 4) << j.dump(2);
+  EXPECT_FALSE(j["idle"].get<bool>());
 }
 
 TEST_F(Replay, DmaFileMistakesNameTheirPointer) {
