@@ -195,6 +195,10 @@ int run_sweep(const cli_options& opts) {
   layers.files.insert(layers.files.end(), opts.layers.files.begin(), opts.layers.files.end());
   layers.sets.insert(layers.sets.end(), opts.layers.sets.begin(), opts.layers.sets.end());
   check_shared_outputs(layers.sets, def.axes);
+  // A firmware run's point gets --out DIR/points/<k>: outputs that need
+  // output.dir (output.perfetto, ...) are then valid.
+  if (def.kind == sweep_kind::run)
+    layers.sets.push_back("output.dir=" + nlohmann::json(opts.out_dir + "/points/0").dump());
   config::load(layers);  // the points' common configuration first: its errors are plain ones
   try {
     workload::check_axes(def.axes, layers, kMaxPoints);
