@@ -275,7 +275,7 @@ int run_sweep(const cli_options& opts) {
       if (!p.result.is_null()) p.result_file = rel + "/" + result_name;
     }
     if (fs::exists(folder + "/config.json", ec)) p.config_file = rel + "/config.json";
-    workload::strip_wall_clock(p.result);
+    workload::keep_deterministic(def.kind, p.result);
     const std::string log = folder + "/log.txt";
     workload::classify_point(def.kind, end.abnormal(), end.exit_code(), last_line(read_text(log)),
                              p);

@@ -231,13 +231,23 @@ ojson point_record(const sweep_definition& d, const sweep_point_result& p) {
   return j;
 }
 
+namespace {
+
 void strip_wall_clock(nlohmann::json& j) {
   if (j.is_object()) {
     j.erase("wall_time_s");
+    j.erase("speed");
     for (auto& [k, v] : j.items()) strip_wall_clock(v);
   } else if (j.is_array()) {
     for (auto& v : j) strip_wall_clock(v);
   }
+}
+
+}  // namespace
+
+void keep_deterministic(sweep_kind kind, nlohmann::json& j) {
+  strip_wall_clock(j);
+  if (kind == sweep_kind::run && j.is_object()) j.erase("config");
 }
 
 void classify_point(sweep_kind kind, const std::string& abnormal, int exit_code,

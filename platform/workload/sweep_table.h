@@ -34,9 +34,11 @@ nlohmann::ordered_json header_record(const sweep_definition& d, std::size_t shar
 // "error" (unless ok), "config" and "result_file" (when written), "result".
 nlohmann::ordered_json point_record(const sweep_definition& d, const sweep_point_result& p);
 
-// Removes every "wall_time_s" key, at any depth: the only figures of the
-// documents that change from run to run.
-void strip_wall_clock(nlohmann::json& j);
+// What of a point's document goes into its line: every "wall_time_s" and
+// "speed" (the run's speed against the wall clock) removed at any depth,
+// the figures that change from run to run; for a firmware run also the
+// summary's "config", which is the point's config.json.
+void keep_deterministic(sweep_kind kind, nlohmann::json& j);
 
 // The status, exit code and error of a finished point from its document
 // (null when the child wrote none) and how the child ended.

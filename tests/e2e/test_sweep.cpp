@@ -144,6 +144,9 @@ TEST_F(Sweep, MergeRefusesMixedSweepsAndRepeatedPoints) {
   ASSERT_EQ(lines.size(), 3u);
   EXPECT_EQ(lines[0]["definition"]["kind"], "run");
   EXPECT_EQ(lines[1]["result"]["instructions_retired"], 64);
+  EXPECT_FALSE(lines[1]["result"].contains("wall_time_s"));
+  EXPECT_FALSE(lines[1]["result"].contains("speed"));
+  EXPECT_FALSE(lines[1]["result"].contains("config"));
   EXPECT_TRUE(contains(read_file(path("a/sweep.md")), "| 1 | 8 | ok | "));
   const auto b = vp({"sweep", "--sweep", "npu.cmd_fifo_depth=4,16", "--out", "b", "--",
                      "--firmware", "memset_sync"});
