@@ -1,6 +1,7 @@
 #include "cli_options.h"
 
 #include <boost/program_options.hpp>
+#include <cstdio>
 #include <nlohmann/json.hpp>
 #include <sstream>
 
@@ -10,7 +11,17 @@ namespace po = boost::program_options;
 
 cli_options parse_cli(int argc, char** argv) {
   cli_options o;
-  std::vector<std::string> sets, logs, positional;
+  // "--" ends pccx-vp's own options: what follows is the command a sweep's
+  // points run, read when the sweep starts.
+  int own = argc;
+  for (int i = 1; i < argc; ++i)
+    if (std::string(argv[i]) == "--") {
+      own = i;
+      o.point_command.assign(argv + i + 1, argv + argc);
+      break;
+    }
+  std::vector<std::string> sets, logs, positional, sweeps;
+  std::string shard;
   std::string log_level, trace_mmio, trace_instr, trace_ddr, out_dir;
   bool strict = false;
 
@@ -52,19 +63,32 @@ cli_options parse_cli(int argc, char** argv) {
       "functional check: synthetic weights and KV history of this seed (not 0), logits "
       "compared with the host reference (needs simulation.mode=functional)");
   po::options_description table("decode-table options");
-  table.add_options()("sweep", po::value(&o.sweep),
-                      "sweep file: models, contexts, tokens, KV strategies")(
-      "jobs,j", po::value(&o.jobs), "cells run at once (default: the number of cores)");
+  table.add_options()(
+      "sweep", po::value<std::vector<std::string>>(&sweeps)->composing(),
+      "decode-table: the sweep file (models, contexts, tokens, KV strategies); sweep: an axis "
+      "KEY=V1,V2,... (repeatable)")("jobs,j", po::value(&o.jobs),
+                                    "cells or points run at once (default: the number of cores)");
+  po::options_description sweep("sweep options (pccx-vp sweep ... -- COMMAND)");
+  sweep.add_options()("sweep-file", po::value(&o.sweep_file),
+                      "a file of axes, e.g. configs/sweeps/axes-ddr-weight-fifos.json")(
+      "shard", po::value(&shard), "run shard I of N: the points k with k mod N = I")(
+      "timeout", po::value(&o.point_timeout_s),
+      "wall-clock seconds a point may take before it is killed (default: no limit)");
+  po::options_description replay("replay options");
+  replay.add_options()("dma", po::value(&o.dma_file),
+                       "DMA descriptors (and DDR preloads) the stream needs, a JSON file")(
+      "keep-going", po::bool_switch(&o.keep_going),
+      "clear each NPU error and go on with the stream (default: stop at the first)");
   po::options_description hidden;
   hidden.add_options()("positional", po::value<std::vector<std::string>>(&positional));
   po::options_description all;
-  all.add(general).add(kv).add(dec).add(table).add(hidden);
+  all.add(general).add(kv).add(dec).add(table).add(sweep).add(replay).add(hidden);
   po::positional_options_description pos;
   pos.add("positional", -1);
 
   po::variables_map vm;
   try {
-    po::store(po::command_line_parser(argc, argv).options(all).positional(pos).run(), vm);
+    po::store(po::command_line_parser(own, argv).options(all).positional(pos).run(), vm);
     po::notify(vm);
   } catch (const po::error& e) {
     throw cli_error(e.what());
@@ -77,8 +101,14 @@ cli_options parse_cli(int argc, char** argv) {
           "       pccx-vp decode --model FILE [--context L] [--tokens N] [--ring-cap C]\n"
           "                      [--sinks S] [--per-layer] [--json FILE] [--reference SEED]\n"
           "       pccx-vp decode-table --sweep FILE --out DIR [--jobs J] [--config FILE]\n"
-          "                      [--set KEY=VALUE]\n\n"
-       << general << kv << dec << table;
+          "                      [--set KEY=VALUE]\n"
+          "       pccx-vp sweep [--sweep KEY=V1,V2,...]... [--sweep-file FILE] --out DIR\n"
+          "                      [--jobs J] [--shard I/N] [--timeout S] [--config FILE]\n"
+          "                      [--set KEY=VALUE] -- COMMAND...\n"
+          "       pccx-vp merge DIR_OR_FILE... --out DIR\n"
+          "       pccx-vp replay FILE.memh [--dma FILE.json] [--keep-going] [--json FILE]\n"
+          "                      [--trace-instructions FILE] [--config FILE] [--set KEY=VALUE]\n\n"
+       << general << kv << dec << table << sweep << replay;
   o.help_text = help.str();
 
   if (vm.count("help"))
@@ -103,11 +133,30 @@ cli_options parse_cli(int argc, char** argv) {
       if (positional.size() != 1)
         throw cli_error("decode-table takes no file arguments (--sweep FILE --out DIR)");
       if (o.cmd == cli_options::command::run) o.cmd = cli_options::command::decode_table;
+    } else if (positional[0] == "sweep") {
+      if (positional.size() != 1)
+        throw cli_error(
+            "sweep takes no file arguments (--sweep KEY=V1,V2,... --out DIR -- COMMAND)");
+      if (o.cmd == cli_options::command::run) o.cmd = cli_options::command::sweep;
+    } else if (positional[0] == "merge") {
+      if (positional.size() < 2)
+        throw cli_error("merge needs the sweep folders or points files to merge");
+      if (o.cmd == cli_options::command::run) o.cmd = cli_options::command::merge;
+      o.inputs.assign(positional.begin() + 1, positional.end());
+    } else if (positional[0] == "replay") {
+      if (positional.size() != 2) throw cli_error("replay takes exactly one .memh file");
+      if (o.cmd == cli_options::command::run) o.cmd = cli_options::command::replay;
+      o.replay_file = positional[1];
     } else if (positional[0] != "run" || positional.size() != 1) {
       throw cli_error("unknown command '" + positional[0] +
-                      "' (commands: run, disasm, kv-accuracy, decode, decode-table)");
+                      "' (commands: run, disasm, kv-accuracy, decode, decode-table, sweep, merge, "
+                      "replay)");
     }
   }
+  if (!o.point_command.empty() && o.cmd != cli_options::command::sweep)
+    throw cli_error("'--' is for sweep: pccx-vp sweep ... -- COMMAND");
+  if (vm.count("jobs") && (o.jobs == 0 || o.jobs > 1024))
+    throw cli_error("--jobs must be from 1 to 1024");
   if (o.cmd == cli_options::command::kv_accuracy) {
     if (o.kv_tokens < 2) throw cli_error("--tokens must be at least 2");
     if (o.kv_heads == 0) throw cli_error("--heads must be at least 1");
@@ -119,13 +168,40 @@ cli_options parse_cli(int argc, char** argv) {
     if (o.decode_tokens == 0) throw cli_error("--tokens must be at least 1");
   }
   if (o.cmd == cli_options::command::decode_table) {
-    if (o.sweep.empty()) throw cli_error("decode-table needs --sweep FILE");
+    if (sweeps.size() != 1) throw cli_error("decode-table needs one --sweep FILE");
+    o.sweep = sweeps.front();
     if (out_dir.empty()) throw cli_error("decode-table needs --out DIR");
-    if (vm.count("jobs") && (o.jobs == 0 || o.jobs > 1024))
-      throw cli_error("--jobs must be from 1 to 1024");
     // The table's folder, not output.dir: the cells' runs write no summary.
     o.out_dir = out_dir;
     out_dir.clear();
+  } else if (o.cmd == cli_options::command::sweep) {
+    o.axes = sweeps;
+    if (o.axes.empty() && o.sweep_file.empty())
+      throw cli_error("sweep needs axes: --sweep KEY=V1,V2,... or --sweep-file FILE");
+    if (out_dir.empty()) throw cli_error("sweep needs --out DIR");
+    if (o.point_command.empty())
+      throw cli_error(
+          "sweep needs the command its points run after '--', e.g. -- decode --model "
+          "configs/models/tiny.json or -- --firmware memset_sync");
+    if (!shard.empty()) {
+      unsigned long i = 0, n = 0;
+      char tail = 0;
+      if (std::sscanf(shard.c_str(), "%lu/%lu%c", &i, &n, &tail) != 2 || n == 0 || i >= n ||
+          n > 1000000)
+        throw cli_error("--shard " + shard + ": expected I/N with 0 <= I < N, e.g. --shard 0/4");
+      o.shard_index = static_cast<uint32_t>(i);
+      o.shard_count = static_cast<uint32_t>(n);
+      o.sharded = true;
+    }
+    if (o.point_timeout_s < 0) throw cli_error("--timeout must be at least 0");
+    o.out_dir = out_dir;
+    out_dir.clear();
+  } else if (o.cmd == cli_options::command::merge) {
+    if (out_dir.empty()) throw cli_error("merge needs --out DIR");
+    o.out_dir = out_dir;
+    out_dir.clear();
+  } else if (!sweeps.empty()) {
+    throw cli_error("--sweep is for decode-table and sweep");
   }
 
   o.layers.sets = sets;

@@ -18,6 +18,9 @@ struct cli_options {
     kv_accuracy,
     decode,
     decode_table,
+    sweep,
+    merge,
+    replay,
     help,
     version,
     list_firmware
@@ -33,10 +36,25 @@ struct cli_options {
   uint32_t context = 1024, decode_tokens = 4, ring_cap = 0, sinks = 0;
   bool per_layer = false;
   uint64_t reference_seed = 0;
-  std::string json_file;  // decode --json: the report as JSON
+  std::string json_file;  // decode and replay --json: the report as JSON
   // decode-table: the sweep file and the children run at once (0 = cores).
   std::string sweep;
   uint32_t jobs = 0;
+  // sweep: the axes (--sweep KEY=V1,V2,...), a sweep file, this run's
+  // shard I of N, a wall-clock limit per point (0 = none) and the command
+  // every point runs (the words after "--").
+  std::vector<std::string> axes;
+  std::string sweep_file;
+  uint32_t shard_index = 0, shard_count = 1;
+  bool sharded = false;
+  double point_timeout_s = 0;
+  std::vector<std::string> point_command;
+  // merge: folders or points files.
+  std::vector<std::string> inputs;
+  // replay: the instruction stream, its DMA file, whether to clear NPU
+  // errors and go on.
+  std::string replay_file, dma_file;
+  bool keep_going = false;
   config::config_layers layers;
   std::string dump_config;
   bool validate_only = false;

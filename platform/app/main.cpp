@@ -15,6 +15,8 @@
 #include "llm/model_config.h"
 #include "npu/isa/instruction.h"
 #include "npu/isa/memh_reader.h"
+#include "replay_command.h"
+#include "sweep_command.h"
 #include "vp/firmware/firmware_loader.h"
 #include "vp/top/runtime_params.h"
 #include "vp/top/simulation.h"
@@ -125,6 +127,9 @@ int run(int argc, char** argv) {
   if (opts.cmd == cli_options::command::kv_accuracy) return run_kv_accuracy(opts, std::cout);
   if (opts.cmd == cli_options::command::decode) return run_decode_command(cfg, opts);
   if (opts.cmd == cli_options::command::decode_table) return pccx::app::run_decode_table(opts);
+  if (opts.cmd == cli_options::command::sweep) return pccx::app::run_sweep(opts);
+  if (opts.cmd == cli_options::command::merge) return pccx::app::run_merge(opts);
+  if (opts.cmd == cli_options::command::replay) return pccx::app::run_replay_command(cfg, opts);
 
   const pccx::vp::firmware_image fw = pccx::vp::load_firmware(opts.firmware);
   pccx::vp::apply_log_config(cfg.log);

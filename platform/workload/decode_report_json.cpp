@@ -30,6 +30,8 @@ const char* outcome(vp::run_control::state s) {
   return "failed";
 }
 
+}  // namespace
+
 nlohmann::json run_json(const vp::run_result& r) {
   nlohmann::json j = {{"outcome", outcome(r.state)},
                       {"exit_code", r.exit_code},
@@ -42,8 +44,6 @@ nlohmann::json run_json(const vp::run_result& r) {
   if (r.exit_code != 0) j["printed"] = r.printed;
   return j;
 }
-
-}  // namespace
 
 nlohmann::json to_json(const decode_report& r) {
   nlohmann::json j;

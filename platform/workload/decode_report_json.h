@@ -17,6 +17,9 @@ nlohmann::json to_json(const engine_time& e);
 // run failed (they carry the firmware's error lines).
 nlohmann::json to_json(const decode_report& r);
 nlohmann::json to_json(const decode_options& o);
+// A run's outcome: "outcome", "exit_code", "message", "sim_time_ns",
+// "instructions_retired", "counters", and "printed" when it failed.
+nlohmann::json run_json(const vp::run_result& r);
 
 // The document `pccx-vp decode --json` writes: the report's fields (when
 // the run got that far, else none), "status" (ok, does_not_fit, failed,

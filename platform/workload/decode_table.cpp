@@ -7,6 +7,8 @@
 
 #include "config/layered_json.h"
 #include "llm/model_config.h"
+#include "workload/json_input.h"
+#include "workload/table_format.h"
 
 namespace pccx::workload {
 
@@ -45,22 +47,6 @@ struct sweep_schema {
   }
 };
 
-std::string pointer(const std::string& base, const std::string& key) {
-  return config::append_pointer(base, key);
-}
-
-std::string index_pointer(const std::string& base, std::size_t i) {
-  return config::append_pointer(base, std::to_string(i));
-}
-
-void require(const nlohmann::json& obj, const std::string& ptr,
-             std::initializer_list<const char*> keys, const std::string& file,
-             config::diagnostics& diag) {
-  if (!obj.is_object()) return;  // the binder reports the type
-  for (const char* k : keys)
-    if (!obj.contains(k)) diag.report(file, pointer(ptr, k), "missing (a required key)");
-}
-
 // Reads obj["set"] (ordered: the file's order is the order of the
 // overrides) and removes it from `plain`, the copy the binder reads.
 void take_sets(const nlohmann::ordered_json& obj, nlohmann::json& plain, const std::string& ptr,
@@ -76,20 +62,13 @@ void take_sets(const nlohmann::ordered_json& obj, nlohmann::json& plain, const s
     return;
   }
   for (const auto& [key, value] : set.items()) {
-    bool ok = !key.empty() && key.front() != '.' && key.back() != '.' &&
-              key.find("..") == std::string::npos && key.find('=') == std::string::npos;
-    if (!ok) {
-      diag.report(file, pointer(at, key),
-                  "expected a configuration key a.b.c (dot-separated, no '='), e.g. "
-                  "npu.kv.key.kind");
+    const std::string problem = set_key_problem(key);
+    if (!problem.empty()) {
+      diag.report(file, pointer(at, key), problem);
       continue;
     }
     out.emplace_back(key, nlohmann::json::parse(value.dump()));
   }
-}
-
-std::string set_arg(const std::string& key, const nlohmann::json& value) {
-  return key + "=" + value.dump();
 }
 
 bool file_name_safe(const std::string& s) {
@@ -132,27 +111,15 @@ void check_strategy(const decode_sweep& s, std::size_t i, const config::config_l
                     const std::vector<llm::model_config>& models, config::diagnostics& diag) {
   const decode_strategy& st = s.strategies[i];
   const std::string at = pointer(index_pointer("/strategies", i), "set");
-  std::vector<std::pair<std::string, std::string>> sources;  // "--set k=v" -> sweep pointer
+  std::vector<set_origin> origins;
   for (const auto& [k, v] : s.set)
-    sources.emplace_back("--set " + set_arg(k, v), pointer("/set", k));
-  for (const auto& [k, v] : st.set) sources.emplace_back("--set " + set_arg(k, v), pointer(at, k));
+    origins.push_back({set_arg(k, v), s.file, pointer("/set", k), ""});
+  for (const auto& [k, v] : st.set) origins.push_back({set_arg(k, v), s.file, pointer(at, k), ""});
 
-  config::config_layers layers{base.files, cell_sets(s, st, base.sets)};
-  config::platform_config cfg;
-  try {
-    cfg = config::load(layers);
-  } catch (const config::config_error& e) {
-    for (const auto& m : e.messages()) {
-      std::string where = at, what = m;
-      for (const auto& [src, ptr] : sources)
-        if (m.rfind(src + ": ", 0) == 0) {
-          where = ptr;
-          what = m.substr(src.size() + 2);
-        }
-      diag.report(s.file, where, what);
-    }
-    return;
-  }
+  const config::config_layers layers{base.files, cell_sets(s, st, base.sets)};
+  const auto loaded = load_blaming(layers, origins, s.file, at, diag);
+  if (!loaded) return;
+  const config::platform_config& cfg = *loaded;
   for (std::size_t m = 0; m < models.size(); ++m) {
     const uint32_t d = models[m].attention.head_dim;
     for (const auto& [name, f] :
@@ -168,37 +135,6 @@ void check_strategy(const decode_sweep& s, std::size_t i, const config::config_l
 }
 
 // ---- numbers and text --------------------------------------------------------
-
-std::string fixed(double v, int decimals) {
-  char buf[64];
-  std::snprintf(buf, sizeof buf, "%.*f", decimals, v);
-  return buf;
-}
-
-// An integer when the mean is one, else one decimal.
-std::string count_text(double v) {
-  return v == static_cast<double>(static_cast<uint64_t>(v)) ? std::to_string(uint64_t(v))
-                                                            : fixed(v, 1);
-}
-
-std::string md_cell(const std::string& s) {
-  std::string out;
-  for (char c : s) {
-    if (c == '|') out += '\\';
-    out += c == '\n' ? ' ' : c;
-  }
-  return out;
-}
-
-std::string csv_cell(const std::string& s) {
-  if (s.find_first_of(",\"\n") == std::string::npos) return s;
-  std::string out = "\"";
-  for (char c : s) {
-    if (c == '"') out += '"';
-    out += c;
-  }
-  return out + "\"";
-}
 
 std::string tokens_averaged(uint32_t n) {
   return n == 1 ? "L+1" : "L+1..L+" + std::to_string(n);
@@ -240,23 +176,14 @@ decode_row base_row(const decode_sweep& s, const decode_cell& c) {
   return r;
 }
 
-const char* const kTableClasses[] = {"weights", "kv_read", "kv_write", "activations"};
-
 }  // namespace
 
 // ---- the sweep ----------------------------------------------------------------
 
 decode_sweep load_sweep(const std::string& path, const config::config_layers& base) {
   const std::string& file = path;
+  const nlohmann::json parsed = read_object_file(path);
   config::diagnostics diag([&](const std::string&) { return config::source_ref{file, 1}; });
-  auto parsed = config::read_json_file(path, diag);
-  diag.throw_if_any();
-  if (!parsed->is_object()) {
-    diag.report(
-        file, "",
-        "expected a JSON object at the top level, found " + config::detail::json_text(*parsed));
-    diag.throw_if_any();
-  }
   // The same text again, keeping the order of the keys of "set".
   std::ifstream in(path, std::ios::binary);
   std::stringstream text;
@@ -269,7 +196,7 @@ decode_sweep load_sweep(const std::string& path, const config::config_layers& ba
 
   decode_sweep s;
   s.file = file;
-  nlohmann::json plain = *parsed;
+  nlohmann::json plain = parsed;
   require(plain, "", {"models", "contexts", "tokens", "strategies"}, file, diag);
   take_sets(ordered, plain, "", file, s.set, diag);
   std::vector<config_sets> strategy_sets;
@@ -420,6 +347,42 @@ decode_row failed_row(const decode_sweep& s, const decode_cell& c, const std::st
   return r;
 }
 
+void read_decode_figures(const nlohmann::json& doc, decode_row& r) {
+  const auto lat = doc.at("latency_ns").get<std::vector<double>>();
+  const auto& bound = doc.at("bound");
+  if (lat.empty() || bound.size() != lat.size())
+    throw std::runtime_error("the document has " + std::to_string(lat.size()) + " latencies and " +
+                             std::to_string(bound.size()) + " bounds");
+  const double n = static_cast<double>(lat.size());
+  double lat_sum = 0, bound_sum = 0;
+  r.latency_ms_per_token.clear();
+  r.bound_ms_per_token.clear();
+  r.memory_bound = true;
+  for (std::size_t t = 0; t < lat.size(); ++t) {
+    r.latency_ms_per_token.push_back(lat[t] / 1e6);
+    r.bound_ms_per_token.push_back(bound[t].at("bound_seconds").get<double>() * 1e3);
+    r.memory_bound = r.memory_bound && bound[t].at("memory_bound").get<bool>();
+    lat_sum += r.latency_ms_per_token.back();
+    bound_sum += r.bound_ms_per_token.back();
+  }
+  r.latency_ms = lat_sum / n;
+  r.bound_ms = bound_sum / n;
+  r.tokens_per_s = r.latency_ms > 0 ? 1e3 / r.latency_ms : 0;
+  r.latency_over_bound = r.bound_ms > 0 ? r.latency_ms / r.bound_ms : 0;
+  r.ring_cap = doc.at("ring_cap").get<uint32_t>();
+  r.gemv_util_pct = 100 * doc.at("gemv_utilisation").get<double>();
+  r.npu_util_pct = 100 * doc.at("npu_utilisation").get<double>();
+  r.achieved_gbps = doc.at("achieved_gbps").get<double>();
+  const auto instr = doc.at("instructions").get<std::vector<uint64_t>>();
+  double isum = 0;
+  for (uint64_t i : instr) isum += double(i);
+  r.instructions = instr.empty() ? 0 : isum / double(instr.size());
+  r.mb_per_token.clear();
+  for (const auto& [cls, v] : doc.at("ddr_bytes_per_token").items())
+    r.mb_per_token.emplace_back(cls, v.get<double>() / 1e6);
+  r.state = decode_row::status::ok;
+}
+
 decode_row cell_row(const decode_sweep& s, const decode_cell& c, const nlohmann::json& doc) {
   decode_row r = base_row(s, c);
   try {
@@ -438,34 +401,16 @@ decode_row cell_row(const decode_sweep& s, const decode_cell& c, const nlohmann:
                         "the cell document has " + std::to_string(lat.size()) + " latencies and " +
                             std::to_string(bound.size()) + " bounds for " +
                             std::to_string(s.tokens) + " tokens");
-    double lat_sum = 0, bound_sum = 0;
-    r.memory_bound = true;
-    for (uint32_t t = 0; t < s.tokens; ++t) {
-      r.latency_ms_per_token.push_back(lat[t] / 1e6);
-      r.bound_ms_per_token.push_back(bound[t].at("bound_seconds").get<double>() * 1e3);
-      r.memory_bound = r.memory_bound && bound[t].at("memory_bound").get<bool>();
-      lat_sum += r.latency_ms_per_token.back();
-      bound_sum += r.bound_ms_per_token.back();
-    }
-    r.latency_ms = lat_sum / s.tokens;
-    r.bound_ms = bound_sum / s.tokens;
-    if (r.latency_ms > 0) r.tokens_per_s = 1e3 / r.latency_ms;
-    if (r.bound_ms > 0) r.latency_over_bound = r.latency_ms / r.bound_ms;
-    r.ring_cap = doc.at("ring_cap").get<uint32_t>();
-    r.gemv_util_pct = 100 * doc.at("gemv_utilisation").get<double>();
-    r.npu_util_pct = 100 * doc.at("npu_utilisation").get<double>();
-    r.achieved_gbps = doc.at("achieved_gbps").get<double>();
-    const auto instr = doc.at("instructions").get<std::vector<uint64_t>>();
-    double isum = 0;
-    for (uint64_t n : instr) isum += double(n);
-    if (!instr.empty()) r.instructions = isum / double(instr.size());
-    for (const auto& [cls, v] : doc.at("ddr_bytes_per_token").items())
-      r.mb_per_token.emplace_back(cls, v.get<double>() / 1e6);
-    r.state = decode_row::status::ok;
+    read_decode_figures(doc, r);
   } catch (const nlohmann::json::exception& e) {
     return failed_row(s, c, std::string("malformed cell document: ") + e.what());
   }
   return r;
+}
+
+const std::vector<std::string>& table_classes() {
+  static const std::vector<std::string> classes = {"weights", "kv_read", "kv_write", "activations"};
+  return classes;
 }
 
 // ---- renderings ------------------------------------------------------------------
@@ -511,7 +456,7 @@ std::string table_markdown(const decode_table& t) {
         o << fixed(r.latency_ms, 3) << " | " << fixed(r.tokens_per_s, 2) << " | "
           << fixed(r.bound_ms, 3) << " | " << fixed(r.latency_over_bound, 3) << " | "
           << fixed(r.gemv_util_pct, 2) << " | " << fixed(r.npu_util_pct, 2) << " | ";
-        for (const char* cls : kTableClasses) o << fixed(r.mb(cls), 3) << " | ";
+        for (const auto& cls : table_classes()) o << fixed(r.mb(cls), 3) << " | ";
         o << fixed(r.achieved_gbps, 2) << " | " << count_text(r.instructions) << " | ";
       } else {
         for (int i = 0; i < 12; ++i) o << "- | ";
@@ -536,7 +481,7 @@ std::string table_csv(const decode_table& t) {
       o << fixed(r.latency_ms, 6) << ',' << fixed(r.tokens_per_s, 4) << ',' << fixed(r.bound_ms, 6)
         << ',' << fixed(r.latency_over_bound, 6) << ',' << fixed(r.gemv_util_pct, 4) << ','
         << fixed(r.npu_util_pct, 4) << ',';
-      for (const char* cls : kTableClasses) o << fixed(r.mb(cls), 6) << ',';
+      for (const auto& cls : table_classes()) o << fixed(r.mb(cls), 6) << ',';
       o << fixed(r.achieved_gbps, 4) << ',' << fixed(r.instructions, 1) << ',';
     } else {
       o << ",,,,,,,,,,,,";

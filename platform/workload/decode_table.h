@@ -89,6 +89,13 @@ struct decode_row {
 // A row from a cell's decode document (status ok or does_not_fit); any
 // other document, or one that lacks a field, gives a failed row.
 decode_row cell_row(const decode_sweep& s, const decode_cell& c, const nlohmann::json& doc);
+// The figures of a decode document whose status is ok (means over its
+// tokens) into r, whose state becomes ok. Throws nlohmann::json::exception
+// for a missing field, std::runtime_error for per-token arrays that do not
+// agree.
+void read_decode_figures(const nlohmann::json& doc, decode_row& r);
+// The DDR classes the tables show, MB per token each.
+const std::vector<std::string>& table_classes();
 // A row for a cell whose process failed; `reason` is one line.
 decode_row failed_row(const decode_sweep& s, const decode_cell& c, const std::string& reason);
 

@@ -50,8 +50,8 @@ std::string strip_comment(const std::string& s) {
 
 }  // namespace
 
-std::vector<uint64_t> parse_memh(std::istream& in, const std::string& name) {
-  std::vector<uint64_t> words;
+std::vector<memh_word> parse_memh_lines(std::istream& in, const std::string& name) {
+  std::vector<memh_word> words;
   std::string raw;
   size_t line = 0;
   while (std::getline(in, raw)) {
@@ -73,13 +73,13 @@ std::vector<uint64_t> parse_memh(std::istream& in, const std::string& name) {
       fail_line(name, line, "expected 16 hex digits, got " + std::to_string(text.size()), text);
     uint64_t w = 0;
     for (char c : text) w = (w << 4) | static_cast<uint64_t>(hex_value(c));
-    words.push_back(w);
+    words.push_back({w, line});
   }
   if (in.bad()) throw memh_error(name + ": read error after line " + std::to_string(line));
   return words;
 }
 
-std::vector<uint64_t> read_memh(const std::string& path) {
+std::vector<memh_word> read_memh_lines(const std::string& path) {
   std::error_code ec;
   if (std::filesystem::is_directory(path, ec))
     throw memh_error(path + ": cannot open file: is a directory");
@@ -90,7 +90,26 @@ std::vector<uint64_t> read_memh(const std::string& path) {
     throw memh_error(path + ": cannot open file" +
                      (e != 0 ? std::string(": ") + std::strerror(e) : std::string()));
   }
-  return parse_memh(in, path);
+  return parse_memh_lines(in, path);
+}
+
+namespace {
+
+std::vector<uint64_t> words_of(const std::vector<memh_word>& lines) {
+  std::vector<uint64_t> out;
+  out.reserve(lines.size());
+  for (const auto& w : lines) out.push_back(w.word);
+  return out;
+}
+
+}  // namespace
+
+std::vector<uint64_t> parse_memh(std::istream& in, const std::string& name) {
+  return words_of(parse_memh_lines(in, name));
+}
+
+std::vector<uint64_t> read_memh(const std::string& path) {
+  return words_of(read_memh_lines(path));
 }
 
 std::string format_listing(const std::vector<uint64_t>& words, const decode_limits& limits) {

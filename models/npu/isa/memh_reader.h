@@ -25,6 +25,16 @@ std::vector<uint64_t> read_memh(const std::string& path);
 // The same parser over a stream; `name` stands for the path in messages.
 std::vector<uint64_t> parse_memh(std::istream& in, const std::string& name);
 
+// A word with the 1-based line it was read from, for tools that report
+// what happened to a word against the file (pccx-vp replay).
+struct memh_word {
+  uint64_t word = 0;
+  size_t line = 0;
+};
+
+std::vector<memh_word> read_memh_lines(const std::string& path);
+std::vector<memh_word> parse_memh_lines(std::istream& in, const std::string& name);
+
 // One line per word: "0000: 3000000000000000  MEMSET fmap_shape[0] <- (0, 0, 0)"
 // (index in hex, at least 4 digits; word in 16 lowercase hex digits; two
 // spaces; disassembly), each line ending in '\n'.

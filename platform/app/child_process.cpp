@@ -1,0 +1,164 @@
+#include "child_process.h"
+
+#include <fcntl.h>
+#include <spawn.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <cerrno>
+#include <chrono>
+#include <csignal>
+#include <cstdio>
+#include <cstring>
+#include <filesystem>
+#include <fstream>
+#include <map>
+#include <sstream>
+#include <stdexcept>
+#include <thread>
+
+#include "vp/top/simulation.h"
+
+extern char** environ;
+
+namespace pccx::app {
+
+namespace fs = std::filesystem;
+using steady = std::chrono::steady_clock;
+
+std::string self_exe() {
+  std::error_code ec;
+  const fs::path p = fs::read_symlink("/proc/self/exe", ec);
+  if (ec)
+    throw vp::input_error("cannot find the pccx-vp executable (/proc/self/exe): " + ec.message());
+  return p.string();
+}
+
+pid_t spawn(const std::string& exe, const std::vector<std::string>& args, const std::string& log,
+            std::string& error) {
+  posix_spawn_file_actions_t fa;
+  posix_spawn_file_actions_init(&fa);
+  posix_spawn_file_actions_addopen(&fa, STDIN_FILENO, "/dev/null", O_RDONLY, 0);
+  posix_spawn_file_actions_addopen(&fa, STDOUT_FILENO, log.c_str(), O_WRONLY | O_CREAT | O_TRUNC,
+                                   0644);
+  posix_spawn_file_actions_adddup2(&fa, STDOUT_FILENO, STDERR_FILENO);
+  std::vector<char*> argv;
+  argv.push_back(const_cast<char*>(exe.c_str()));
+  for (const auto& a : args) argv.push_back(const_cast<char*>(a.c_str()));
+  argv.push_back(nullptr);
+  pid_t pid = -1;
+  const int rc = posix_spawn(&pid, exe.c_str(), &fa, nullptr, argv.data(), environ);
+  posix_spawn_file_actions_destroy(&fa);
+  if (rc != 0) {
+    error = "cannot start " + exe + ": " + std::strerror(rc);
+    return -1;
+  }
+  return pid;
+}
+
+std::string read_text(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  std::stringstream s;
+  s << in.rdbuf();
+  return s.str();
+}
+
+std::string last_line(const std::string& text) {
+  std::istringstream in(text);
+  std::string line, last;
+  while (std::getline(in, line))
+    if (!line.empty()) last = line;
+  return last;
+}
+
+void write_output(const std::string& dir, const std::string& name, const std::string& text) {
+  const std::string path = dir + "/" + name;
+  std::ofstream f(path, std::ios::binary | std::ios::trunc);
+  if (!f || !(f << text)) throw vp::input_error("cannot write " + path + " (--out)");
+}
+
+std::string child_end::abnormal() const {
+  if (!spawn_error.empty()) return spawn_error;
+  if (timed_out) {
+    // The limit, not the measured time, so the reason is the same every run.
+    char buf[64];
+    std::snprintf(buf, sizeof buf, "killed after the --timeout of %g s", timeout_s);
+    return buf;
+  }
+  if (WIFSIGNALED(wait_status)) {
+    const int sig = WTERMSIG(wait_status);
+    return "killed by signal " + std::to_string(sig) + " (" + strsignal(sig) + ")";
+  }
+  return "";
+}
+
+int child_end::exit_code() const {
+  if (!spawn_error.empty() || timed_out || !WIFEXITED(wait_status)) return -1;
+  return WEXITSTATUS(wait_status);
+}
+
+std::size_t effective_jobs(std::size_t requested, std::size_t children) {
+  std::size_t jobs = requested;
+  if (jobs == 0) jobs = std::max(1u, std::thread::hardware_concurrency());
+  return std::max<std::size_t>(1, std::min(jobs, children));
+}
+
+void run_children(std::size_t count, std::size_t jobs,
+                  const std::function<child_job(std::size_t)>& prepare,
+                  const std::function<void(std::size_t, const child_end&)>& finished,
+                  double timeout_s) {
+  const std::string exe = self_exe();
+  struct running_child {
+    std::size_t index;
+    steady::time_point start;
+    bool killed = false;
+  };
+  std::map<pid_t, running_child> running;
+  std::size_t next = 0;
+  auto seconds_since = [](steady::time_point t) {
+    return std::chrono::duration<double>(steady::now() - t).count();
+  };
+  while (next < count || !running.empty()) {
+    while (running.size() < jobs && next < count) {
+      const std::size_t i = next++;
+      const child_job job = prepare(i);
+      const steady::time_point start = steady::now();
+      child_end end;
+      const pid_t pid = spawn(exe, job.args, job.log, end.spawn_error);
+      if (pid < 0)
+        finished(i, end);
+      else
+        running[pid] = {i, start};
+    }
+    if (running.empty()) continue;
+    int status = 0;
+    // Without a timeout a blocking wait; with one, a poll that can kill.
+    const pid_t pid = ::waitpid(-1, &status, timeout_s > 0 ? WNOHANG : 0);
+    if (pid < 0) {
+      if (errno == EINTR) continue;
+      throw std::runtime_error(std::string("waitpid: ") + std::strerror(errno));
+    }
+    if (pid == 0) {
+      for (auto& [p, c] : running)
+        if (!c.killed && seconds_since(c.start) > timeout_s) {
+          ::kill(p, SIGKILL);
+          c.killed = true;
+        }
+      std::this_thread::sleep_for(std::chrono::milliseconds(10));
+      continue;
+    }
+    const auto it = running.find(pid);
+    if (it == running.end()) continue;
+    const running_child c = it->second;
+    running.erase(it);
+    child_end end;
+    end.wait_status = status;
+    end.seconds = seconds_since(c.start);
+    end.timed_out = c.killed;
+    end.timeout_s = timeout_s;
+    finished(c.index, end);
+  }
+}
+
+}  // namespace pccx::app

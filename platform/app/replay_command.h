@@ -1,0 +1,15 @@
+// `pccx-vp replay FILE.memh [--dma FILE.json] [--keep-going] [--json FILE]`:
+// the stream through CMD_IN by the replay program, with the report on
+// stdout and, with --json, as a document (workload/replay_runner.h).
+#pragma once
+
+#include "cli_options.h"
+#include "config/platform_config.h"
+
+namespace pccx::app {
+
+// 0 when every word retired without an NPU or DMA error, 1 otherwise; a
+// malformed .memh or DMA file throws (bad input) after writing --json.
+int run_replay_command(const config::platform_config& cfg, const cli_options& opts);
+
+}  // namespace pccx::app
