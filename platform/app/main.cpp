@@ -20,8 +20,8 @@
 #include "vp/firmware/firmware_loader.h"
 #include "vp/top/runtime_params.h"
 #include "vp/top/simulation.h"
-#include "workload/decode_report_json.h"
 #include "workload/decode_plots.h"
+#include "workload/decode_report_json.h"
 #include "workload/decode_runner.h"
 
 namespace {
