@@ -65,6 +65,10 @@ int pccx_rmsnorm_prepare(pccx_rmsnorm_ws* ws, uint32_t n, uint16_t eps_bf16);
  * waits. */
 int pccx_rmsnorm(const pccx_rmsnorm_ws* ws, uint32_t x, uint32_t gamma, uint32_t out, uint32_t n);
 
+/* BF16 of f, round to nearest even; infinities and NaNs keep their class.
+ * For constants the CPU stages for the NPU. */
+uint16_t pccx_bf16_from_float(float f);
+
 /* "No operand" for the optional arguments of pccx_rmsnorm_ex. */
 #define PCCX_OPS_NONE 0xFFFFFFFFu
 

@@ -59,14 +59,13 @@ uint32_t pccx_rmsnorm_words(uint32_t n) {
   return 6u + (n + 7u) / 8u;
 }
 
-/* BF16 of 1/n, round to nearest even, without floating-point hardware
- * assumptions beyond float division. */
-static uint16_t bf16_of(float f) {
+uint16_t pccx_bf16_from_float(float f) {
   union {
     float f;
     uint32_t u;
   } v;
   v.f = f;
+  if ((v.u & 0x7F800000u) == 0x7F800000u) return (uint16_t)(v.u >> 16); /* inf, NaN */
   return (uint16_t)((v.u + 0x7FFFu + ((v.u >> 16) & 1u)) >> 16);
 }
 
@@ -86,7 +85,7 @@ int pccx_rmsnorm_prepare(pccx_rmsnorm_ws* ws, uint32_t n, uint16_t eps_bf16) {
   for (i = 0; i < 16u; ++i) {
     consts[i] = 0u;
   }
-  consts[0] = bf16_of(1.0f / (float)n);
+  consts[0] = pccx_bf16_from_float(1.0f / (float)n);
   consts[8] = eps_bf16;
   pccx_host_write(ws->ddr, consts, sizeof consts);
   uca_memset(0, ws->shape_slot, 1, 1, 8);

@@ -197,16 +197,6 @@ static void read_matrix(const uint8_t* p, gd_matrix* m) {
 
 /* ---- CPU arithmetic: BF16, INT4 records, sin/cos ---- */
 
-static uint16_t bf16_of(float f) {
-  union {
-    float f;
-    uint32_t u;
-  } v;
-  v.f = f;
-  if ((v.u & 0x7F800000u) == 0x7F800000u) return (uint16_t)(v.u >> 16); /* inf, NaN */
-  return (uint16_t)((v.u + 0x7FFFu + ((v.u >> 16) & 1u)) >> 16);
-}
-
 static float float_of_bf16(uint16_t b) {
   return f32_of((uint32_t)b << 16);
 }
@@ -517,7 +507,8 @@ static int stage_token(uint32_t tok, uint32_t pos) {
   pccx_host_read(row, g_row, g_m.lm.rec);
   const float sh = (float)sqrt_of((double)H);
   for (uint32_t k = 0; k < H; ++k)
-    g_stage[k] = bf16_of(dequant(g_row, k, H, 0u, g_m.weight_group, (int)g_m.weight_scales) * sh);
+    g_stage[k] = pccx_bf16_from_float(
+        dequant(g_row, k, H, 0u, g_m.weight_group, (int)g_m.weight_scales) * sh);
   pccx_host_write(g_m.scratch + S_EMBED, g_stage, 2u * H);
   /* Per-layer embedding row x sqrt(P) / sqrt(2) (the 1/sqrt(2) of the
    * per-layer input sum applied here and, for the projection, by the norm). */
@@ -527,7 +518,7 @@ static int stage_token(uint32_t tok, uint32_t pos) {
     const float sp = (float)(sqrt_of((double)g_m.ple_dim) / sqrt_of(2.0));
     pccx_host_read(g_m.ple_table + (uint64_t)t * g_m.table_row_bytes, g_row, g_m.table_row_bytes);
     for (uint32_t k = 0; k < w; ++k)
-      g_stage[k] = bf16_of(
+      g_stage[k] = pccx_bf16_from_float(
           dequant(g_row, k, w, g_m.table_format, g_m.table_group, g_m.table_format != 2u) * sp);
     pccx_host_write(g_m.scratch + S_PLE, g_stage, 2u * w);
   }
@@ -547,9 +538,9 @@ static int stage_token(uint32_t tok, uint32_t pos) {
         double s, c;
         sincos_of((double)pos * f, &s, &c);
         for (uint32_t h = 0; h < heads; ++h) {
-          cs[h * hd + m] = cs[h * hd + m + half] = bf16_of((float)c * sc);
-          sn[h * hd + m] = bf16_of((float)-s * sc);
-          sn[h * hd + m + half] = bf16_of((float)s * sc);
+          cs[h * hd + m] = cs[h * hd + m + half] = pccx_bf16_from_float((float)c * sc);
+          sn[h * hd + m] = pccx_bf16_from_float((float)-s * sc);
+          sn[h * hd + m + half] = pccx_bf16_from_float((float)s * sc);
         }
       }
       pccx_host_write(g_m.scratch + S_ROPE + (uint64_t)(set * 4u + base * 2u) * 2u * nq, g_stage,
@@ -869,7 +860,7 @@ static int layer(uint32_t li) {
     return -1;
   if (ly->sparse) {
     const uint32_t sp = g_a.sp, n = ly->ffn;
-    uint16_t inv[8] = {bf16_of(1.0f / (float)n), 0, 0, 0, 0, 0, 0, 0};
+    uint16_t inv[8] = {pccx_bf16_from_float(1.0f / (float)n), 0, 0, 0, 0, 0, 0, 0};
     pccx_host_write(g_m.scratch + S_INV_N, inv, 16u);
     if (load(g_m.scratch + S_INV_N, 16u, sp, F_WORD, PCCX_DMA_CLASS_ACTIVATIONS) != 0) return -1;
     pccx_reduce_sum_long(g_a.gate, n, sp + 1u, 0);
@@ -1080,17 +1071,17 @@ static int stage_constants(void) {
   for (uint32_t i = 0; i < 2048u; ++i) w[i] = 0u;
   const float values[K_WORDS] = {1.0f,  -1.0f,      0.0f, 0.70710678f, 1.0f / (float)g_m.streams,
                                  g_m.z, g_m.softcap};
-  for (uint32_t i = 0; i < K_WORDS; ++i) w[8u * i] = bf16_of(values[i]);
+  for (uint32_t i = 0; i < K_WORDS; ++i) w[8u * i] = pccx_bf16_from_float(values[i]);
   pccx_host_write(g_m.scratch + S_CONSTS, w, 16u * K_WORDS);
-  for (uint32_t i = 0; i < 128u; ++i) w[i] = i % 8u == 0u ? bf16_of(1.0f) : 0u;
+  for (uint32_t i = 0; i < 128u; ++i) w[i] = i % 8u == 0u ? pccx_bf16_from_float(1.0f) : 0u;
   pccx_host_write(g_m.scratch + S_ONES_W, w, 16u * 16u);
   for (uint32_t r = 0; r < 8u; ++r)
     for (uint32_t e = 0; e < 8u; ++e) {
-      w[8u * r + e] = e < r ? bf16_of(1.0f) : 0u;
-      w[64u + 8u * r + e] = e >= r ? bf16_of(1.0f) : 0u;
+      w[8u * r + e] = e < r ? pccx_bf16_from_float(1.0f) : 0u;
+      w[64u + 8u * r + e] = e >= r ? pccx_bf16_from_float(1.0f) : 0u;
     }
   pccx_host_write(g_m.scratch + S_MASKS, w, 16u * 16u);
-  for (uint32_t i = 0; i < 2048u; ++i) w[i] = bf16_of(1.0f);
+  for (uint32_t i = 0; i < 2048u; ++i) w[i] = pccx_bf16_from_float(1.0f);
   pccx_host_write(g_m.scratch + S_ONES, w, 4096u);
   if (load(g_m.scratch + S_CONSTS, 16u * K_WORDS, g_a.k, F_K16, PCCX_DMA_CLASS_HOST) != 0 ||
       load(g_m.scratch + S_ONES_W, 256u, g_a.ones_w, F_K16, PCCX_DMA_CLASS_HOST) != 0 ||
