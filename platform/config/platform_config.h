@@ -40,6 +40,8 @@ struct clocks_config {
 struct simulation_config {
   std::uint64_t quantum_ns = 1000;
   std::uint64_t max_time_ms = 60000;
+  double max_wall_s = 900.0;
+  std::string end_check = "fail";
   bool strict = false;
   std::string mode = "functional";
 
@@ -49,6 +51,13 @@ struct simulation_config {
             range(1, 1000000));
     v.field("max_time_ms", max_time_ms, "Simulated-time limit; reaching it is a failure",
             range(1, 86400000));
+    v.field("max_wall_s", max_wall_s,
+            "Wall-clock limit of one run, seconds; reaching it is a failure. 0 = no limit",
+            range(0.0, 1e7));
+    v.field("end_check", end_check,
+            "When the firmware ends while the NPU is busy or an NPU or DMA error was never "
+            "cleared: fail the run, or only warn",
+            one_of({"fail", "warn"}));
     v.field("strict", strict, "End the run at the first NPU error instead of latching it");
     v.field("mode", mode,
             "functional: real bytes in DDR, L2 and FIFOs; timing: timing only, no data is stored",

@@ -90,9 +90,10 @@ TEST(FirmwareCpu, WaitIdleSleepsOnTheNpuLineInsteadOfPolling) {
 
 TEST(FirmwareCpu, WaitIdleTimesOutInSimulatedTime) {
   std::unique_ptr<slow_unit> gemv;
-  auto r =
-      vp::run_simulation(config::platform_config{}, test_firmware(&gemv_then_short_wait, "short"),
-                         nullptr, bind_slow_gemv(gemv));
+  config::platform_config cfg;
+  cfg.simulation.end_check = "warn";  // the firmware returns with the GEMV still running
+  auto r = vp::run_simulation(cfg, test_firmware(&gemv_then_short_wait, "short"), nullptr,
+                              bind_slow_gemv(gemv));
   ASSERT_EQ(r.state, vp::run_control::state::finished) << r.message;
   EXPECT_EQ(r.exit_code, 0) << "uca_hal_wait_idle(10) did not time out";
   EXPECT_GE(r.sim_time_ns, 10000.0);
@@ -100,8 +101,9 @@ TEST(FirmwareCpu, WaitIdleTimesOutInSimulatedTime) {
 }
 
 TEST(FirmwareCpu, SyncReportsALatchedError) {
-  auto r = vp::run_simulation(config::platform_config{},
-                              test_firmware(&illegal_then_wait, "illegal"), nullptr);
+  config::platform_config cfg;
+  cfg.simulation.end_check = "warn";  // the firmware leaves the error latched
+  auto r = vp::run_simulation(cfg, test_firmware(&illegal_then_wait, "illegal"), nullptr);
   ASSERT_EQ(r.state, vp::run_control::state::finished) << r.message;
   EXPECT_EQ(r.exit_code, 0);
 }

@@ -130,9 +130,22 @@ TEST(RunOutcomes, StrictModeEndsTheRunAtTheFirstNpuError) {
 }
 
 TEST(RunOutcomes, WithoutStrictTheSameErrorIsLatchedAndTheRunFinishes) {
-  auto r = run(&issues_illegal);
+  config::platform_config cfg;
+  cfg.simulation.end_check = "warn";
+  auto r = run(&issues_illegal, cfg);
   EXPECT_EQ(r.state, vp::run_control::state::finished);
   EXPECT_EQ(r.exit_code, 0);
+}
+
+TEST(RunOutcomes, AnErrorLeftLatchedAtTheEndFailsTheRun) {
+  auto r = run(&issues_illegal);  // simulation.end_check = fail
+  EXPECT_EQ(r.state, vp::run_control::state::failed);
+  EXPECT_EQ(r.exit_code, 1);
+  EXPECT_NE(r.message.find("the NPU had latched ERR_UNKNOWN_OPCODE on instruction #0 "
+                           "(0x6000000000000000: opcode 0x6: reserved opcode) and the firmware "
+                           "never cleared it"),
+            std::string::npos)
+      << r.message;
 }
 
 TEST(RunOutcomes, SummaryNamesCountersAndOutcome) {

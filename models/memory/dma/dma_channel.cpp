@@ -405,4 +405,13 @@ unsigned int dma_channel::transport_dbg(tlm::tlm_generic_payload& tx) {
   return access(tx, nullptr) ? 4u : 0u;
 }
 
+std::string dma_channel::error_names(uint32_t bits) {
+  static const char* const names[] = {"RANGE",     "ZERO_LENGTH", "ALIGN_ADDR",
+                                      "ALIGN_LEN", "BUS",         "CLASS"};
+  std::string out;
+  for (unsigned b = 0; b < 6; ++b)
+    if (bits & (1u << b)) out += (out.empty() ? "" : ", ") + std::string(names[b]);
+  return out;
+}
+
 }  // namespace pccx::mem

@@ -92,6 +92,8 @@ class dma_channel : public sc_core::sc_module {
   stream_fifo& fifo() { return fifo_; }
   uint32_t block_bytes() const { return block_; }  // effective transaction size
   uint32_t error_bits() const { return err_; }
+  // "RANGE, ALIGN_ADDR" for PCCX_DMA_ERR_* bits.
+  static std::string error_names(uint32_t bits);
   bool busy() const;
 
   // Descriptors the channel refuses or fails (besides ERR, status, log);

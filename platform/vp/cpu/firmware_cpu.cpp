@@ -5,6 +5,7 @@
 
 #include "memory/common/traffic.h"
 #include "pccx_npu_regs.h"
+#include "vp/top/wall_clock_watchdog.h"
 
 namespace pccx::vp {
 
@@ -51,11 +52,22 @@ void firmware_cpu::run() {
   qk_.reset();
   g_current = this;
   PCCX_LOG(log_, info, "running firmware " << firmware_name_);
+  activity_.started = true;
+  activity_.leave_platform();
   const int rc = entry_();
+  activity_.enter_platform(static_cast<uint64_t>(trace::to_ns(local_time())));
   qk_.sync();
   g_current = nullptr;
   control_.finish(rc, "firmware " + firmware_name_ + " returned " + std::to_string(rc));
   wait(never_);
+}
+
+firmware_cpu::hal_call::hal_call(firmware_cpu& c) : cpu(c) {
+  cpu.activity_.enter_platform(static_cast<uint64_t>(trace::to_ns(cpu.local_time())));
+}
+
+void firmware_cpu::check_wall_clock() {
+  if (watchdog_ && watchdog_->expired()) fault(watchdog_->message());
 }
 
 void firmware_cpu::fault(const std::string& message) {
@@ -109,14 +121,17 @@ void firmware_cpu::transact(tlm::tlm_command cmd, uint32_t offset, uint32_t& dat
                         {"value", hex32(data)}});
   }
   PCCX_LOG(log_, trace, (is_write ? "W " : "R ") << where << " = " << hex32(data));
+  check_wall_clock();
   if (qk_.need_sync()) qk_.sync();
 }
 
 void firmware_cpu::write32(uint32_t offset, uint32_t value) {
+  hal_call in_platform(*this);
   transact(tlm::TLM_WRITE_COMMAND, offset, value);
 }
 
 uint32_t firmware_cpu::read32(uint32_t offset) {
+  hal_call in_platform(*this);
   uint32_t value = 0;
   transact(tlm::TLM_READ_COMMAND, offset, value);
   return value;
@@ -147,22 +162,26 @@ void firmware_cpu::host_transfer(tlm::tlm_command cmd, uint64_t ddr_addr, uint8_
             (tx.get_response_status() == tlm::TLM_ADDRESS_ERROR_RESPONSE
                  ? "the address is outside DDR"
                  : tx.get_response_string()));
+    check_wall_clock();
     if (qk_.need_sync()) qk_.sync();
     done += chunk;
   }
 }
 
 void firmware_cpu::host_write(uint64_t ddr_addr, const void* src, uint32_t bytes) {
+  hal_call in_platform(*this);
   // The controller only reads from the buffer on a write.
   host_transfer(tlm::TLM_WRITE_COMMAND, ddr_addr,
                 const_cast<uint8_t*>(static_cast<const uint8_t*>(src)), bytes);
 }
 
 void firmware_cpu::host_read(uint64_t ddr_addr, void* dst, uint32_t bytes) {
+  hal_call in_platform(*this);
   host_transfer(tlm::TLM_READ_COMMAND, ddr_addr, static_cast<uint8_t*>(dst), bytes);
 }
 
 int firmware_cpu::wait_idle(uint32_t timeout_us) {
+  hal_call in_platform(*this);
   const sc_core::sc_time from = local_time();
   const int result = sleep_until_idle(timeout_us);
   if (on_wait_idle) on_wait_idle(from, local_time(), result);

@@ -22,9 +22,12 @@
 #include "log/logger.h"
 #include "trace/trace_hub.h"
 #include "vp/bus/address_router.h"
+#include "vp/cpu/firmware_activity.h"
 #include "vp/top/run_control.h"
 
 namespace pccx::vp {
+
+class wall_clock_watchdog;
 
 using firmware_entry = int (*)(void);
 
@@ -59,12 +62,24 @@ class firmware_cpu : public sc_core::sc_module {
   std::function<void(const sc_core::sc_time& from, const sc_core::sc_time& to, int result)>
       on_wait_idle;
 
+  // Each HAL call ends the run once the watchdog's wall-clock limit passed.
+  void set_watchdog(const wall_clock_watchdog* watchdog) { watchdog_ = watchdog; }
+  // Firmware code or platform code, for the watchdog and crash reports.
+  const firmware_activity& activity() const { return activity_; }
+
   // The CPU whose firmware is running, or nullptr outside a run.
   static firmware_cpu* current();
   sc_core::sc_time local_time() const;
 
  private:
   void run();
+  // Marks a HAL call: the CPU is in the platform until the guard goes.
+  struct hal_call {
+    explicit hal_call(firmware_cpu& c);
+    ~hal_call() { cpu.activity_.leave_platform(); }
+    firmware_cpu& cpu;
+  };
+  void check_wall_clock();
   int sleep_until_idle(uint32_t timeout_us);
   void transact(tlm::tlm_command cmd, uint32_t offset, uint32_t& data);
   void host_transfer(tlm::tlm_command cmd, uint64_t ddr_addr, uint8_t* data, uint32_t bytes);
@@ -80,6 +95,8 @@ class firmware_cpu : public sc_core::sc_module {
   firmware_entry entry_ = nullptr;
   std::string firmware_name_;
   sc_core::sc_event never_;
+  firmware_activity activity_;
+  const wall_clock_watchdog* watchdog_ = nullptr;
 };
 
 }  // namespace pccx::vp

@@ -21,3 +21,14 @@ void run_control::fail(const std::string& message) {
 }
 
 }  // namespace pccx::vp
+
+namespace pccx::vp {
+
+void run_control::override_failure(const std::string& message) {
+  if (state_ == state::failed) return;
+  state_ = state::failed;
+  exit_code_ = 1;
+  message_ = message;
+}
+
+}  // namespace pccx::vp

@@ -14,6 +14,9 @@ class run_control {
 
   void finish(int exit_code, const std::string& how);
   void fail(const std::string& message);
+  // Turns a finished run into a failed one, after the simulation ended (the
+  // end-of-run checks); no effect on a run that already failed.
+  void override_failure(const std::string& message);
 
   state current() const { return state_; }
   int exit_code() const { return exit_code_; }

@@ -1,16 +1,22 @@
 #include "vp/top/simulation.h"
 
+#include <algorithm>
 #include <chrono>
 #include <filesystem>
 #include <fstream>
+#include <iomanip>
+#include <sstream>
 
 #include "config/config_loader.h"
 #include "log/logger.h"
+#include "npu/isa/instruction.h"
 #include "trace/trace_hub.h"
+#include "vp/cpu/fatal_signal_report.h"
 #include "vp/report/bandwidth_svg.h"
 #include "vp/report/run_speed.h"
 #include "vp/top/platform_top.h"
 #include "vp/top/run_outputs.h"
+#include "vp/top/wall_clock_watchdog.h"
 
 namespace pccx::vp {
 
@@ -78,6 +84,90 @@ nlohmann::json memory_summary(platform_top& top) {
             {"stall_ns", ns(m.stall)}}}};
 }
 
+// Runs until the firmware's outcome, the simulated-time limit, the
+// wall-clock limit or a stall. The simulation advances in slices so the
+// wall-clock limit is also seen while the firmware sleeps and the NPU works.
+void simulate(platform_top& top, const sc_core::sc_time& max_time,
+              const wall_clock_watchdog& watchdog, uint64_t max_time_ms) {
+  const sc_core::sc_time slice(100, sc_core::SC_US);
+  sc_core::sc_start(sc_core::SC_ZERO_TIME);  // initialisation: the pending events are known
+  while (top.control.current() == run_control::state::running) {
+    if (watchdog.expired()) {
+      top.control.fail(watchdog.message());
+      break;
+    }
+    const sc_core::sc_time now = sc_core::sc_time_stamp();
+    if (now >= max_time) {
+      top.control.fail("simulated-time limit of " + std::to_string(max_time_ms) +
+                       " ms reached (simulation.max_time_ms) before the firmware finished");
+      break;
+    }
+    if (!sc_core::sc_pending_activity()) {
+      top.control.fail("simulation stalled at " + now.to_string() +
+                       ": the firmware waits but nothing is left to happen");
+      break;
+    }
+    // Each slice reaches at least the next event, so starvation inside it
+    // stops the kernel at the last event (the stall's time); a next event
+    // past the limit runs the clock to exactly the limit.
+    const sc_core::sc_time left = max_time - now;
+    const sc_core::sc_time to_next = sc_core::sc_time_to_pending_activity();
+    if (to_next > left)
+      sc_core::sc_start(left);
+    else
+      sc_core::sc_start(std::min(std::max(slice, to_next), left), sc_core::SC_EXIT_ON_STARVATION);
+  }
+}
+
+std::string word_hex(uint64_t v) {
+  std::ostringstream o;
+  o << "0x" << std::hex << std::setw(16) << std::setfill('0') << v;
+  return o.str();
+}
+
+std::string hex(uint64_t v) {
+  std::ostringstream o;
+  o << "0x" << std::hex << v;
+  return o.str();
+}
+
+// A firmware that finished but left work or errors behind produced numbers
+// nobody checked: the NPU still busy (it never waited), an NPU error
+// latched and never cleared, a DMA channel's sticky error bits. With exit
+// code 0 that fails the run (simulation.end_check = fail); otherwise it is
+// a warning.
+void check_end_state(platform_top& top, bool fail, log::logger& log) {
+  std::vector<std::string> problems;
+  const auto& cmd = top.npu.cmd();
+  // With an error latched the NPU is halted: the error is the news.
+  if (cmd.busy() && !cmd.error_latched())
+    problems.push_back(
+        "the NPU was still busy (words issued: " + std::to_string(top.npu.fifo().pushed()) +
+        ", retired: " + std::to_string(cmd.retired()) +
+        "): the driver never waited for it (uca_sync, "
+        "uca_hal_wait_idle), so the run's time and results are incomplete");
+  if (const npu::npu_error* e = cmd.error())
+    problems.push_back("the NPU had latched " + isa::error_name(e->code) + " on instruction #" +
+                       std::to_string(e->seq) + " (" + word_hex(e->word) + ": " + e->detail +
+                       ") and the firmware never cleared it (STATUS bit 2)");
+  for (const auto& ch : top.dma)
+    if (ch->error_bits() != 0)
+      problems.push_back("DMA channel " + std::string(ch->basename()) + " had error bits " +
+                         hex(ch->error_bits()) + " set (" +
+                         mem::dma_channel::error_names(ch->error_bits()) +
+                         ") that the firmware never cleared (ERR register, write 1 to clear)");
+  if (problems.empty()) return;
+  const int code = top.control.exit_code();
+  std::string message = "the firmware finished with exit code " + std::to_string(code) + ", but ";
+  for (size_t i = 0; i < problems.size(); ++i)
+    message += (i == 0 ? "" : i + 1 == problems.size() ? "; and " : "; ") + problems[i];
+  // A nonzero exit code already fails the run; the problems explain it.
+  if (fail && code == 0)
+    top.control.override_failure(message + " (simulation.end_check = fail)");
+  else
+    PCCX_LOG(log, warning, message);
+}
+
 }  // namespace
 
 nlohmann::json run_result::summary(const config::platform_config& cfg,
@@ -132,18 +222,14 @@ run_result run_simulation(const config::platform_config& cfg, const firmware_ima
   if (customize) customize(top);
   for (const auto& w : fw.warnings) PCCX_LOG(log, warning, w);
 
-  sc_core::sc_start(rt.max_time);
+  wall_clock_watchdog watchdog(cfg.simulation.max_wall_s, fw.name, top.cpu.activity());
+  top.cpu.set_watchdog(&watchdog);
+  const fatal_signal_report crash_report(fw.name, top.cpu.activity());
+  simulate(top, rt.max_time, watchdog, cfg.simulation.max_time_ms);
+  if (top.control.current() == run_control::state::finished)
+    check_end_state(top, cfg.simulation.end_check == "fail", log);
 
   run_result r;
-  if (top.control.current() == run_control::state::running) {
-    // sc_start returned without an outcome: out of time, or nothing left to run.
-    if (sc_core::sc_pending_activity())
-      top.control.fail("simulated-time limit of " + std::to_string(cfg.simulation.max_time_ms) +
-                       " ms reached (simulation.max_time_ms) before the firmware finished");
-    else
-      top.control.fail("simulation stalled at " + sc_core::sc_time_stamp().to_string() +
-                       ": the firmware waits but nothing is left to happen");
-  }
   r.state = top.control.current();
   r.exit_code = top.control.exit_code();
   r.message = top.control.message();
@@ -154,11 +240,6 @@ run_result run_simulation(const config::platform_config& cfg, const firmware_ima
     const uint64_t v = top.npu.cmd().counter(i);
     if (pc.name_of(i).rfind("perf_", 0) != 0) r.counters.emplace_back(pc.name_of(i), v);
   }
-  if (top.npu.cmd().busy())
-    PCCX_LOG(log, warning,
-             "the run ended with the NPU still busy ("
-                 << top.npu.fifo().level() << " words in CMD_IN, " << top.npu.cmd().in_flight()
-                 << " in flight)");
   r.memory = memory_summary(top);
   r.printed = top.simctl.printed();
   r.markers = top.simctl.markers();

@@ -1,0 +1,132 @@
+#include "vp/cpu/fatal_signal_report.h"
+
+#include <signal.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <cstdint>
+#include <cstring>
+#include <vector>
+
+#if defined(__SANITIZE_ADDRESS__)
+#define PCCX_HAS_ASAN 1
+#elif defined(__has_feature)
+#if __has_feature(address_sanitizer)
+#define PCCX_HAS_ASAN 1
+#endif
+#endif
+
+namespace pccx::vp {
+
+namespace {
+
+constexpr int kSignals[] = {SIGSEGV, SIGBUS, SIGFPE, SIGILL, SIGABRT};
+constexpr size_t kSignalCount = sizeof kSignals / sizeof kSignals[0];
+
+// Everything the handler touches is prepared beforehand: it may only call
+// async-signal-safe functions.
+char g_firmware[512];
+const firmware_activity* g_cpu = nullptr;
+std::vector<char> g_alt_stack;
+struct sigaction g_previous[kSignalCount];
+
+// A tiny formatter over a fixed buffer (no malloc, no stdio).
+struct line {
+  char buf[1024];
+  size_t n = 0;
+  void put(const char* s) {
+    while (*s && n + 1 < sizeof buf) buf[n++] = *s++;
+  }
+  void put_uint(uint64_t v) {
+    char digits[24];
+    int k = 0;
+    do {
+      digits[k++] = static_cast<char>('0' + v % 10);
+      v /= 10;
+    } while (v);
+    while (k && n + 1 < sizeof buf) buf[n++] = digits[--k];
+  }
+  void put_hex(uint64_t v) {
+    put("0x");
+    char digits[16];
+    int k = 0;
+    do {
+      digits[k++] = "0123456789abcdef"[v & 15];
+      v >>= 4;
+    } while (v);
+    while (k && n + 1 < sizeof buf) buf[n++] = digits[--k];
+  }
+};
+
+const char* describe(int sig) {
+  switch (sig) {
+    case SIGSEGV: return "SIGSEGV (invalid memory access";
+    case SIGBUS: return "SIGBUS (bus error";
+    case SIGFPE: return "SIGFPE (arithmetic fault, e.g. integer division by zero";
+    case SIGILL: return "SIGILL (illegal instruction";
+    case SIGABRT: return "SIGABRT (abort() called";
+    default: return "fatal signal (";
+  }
+}
+
+void on_fatal_signal(int sig, siginfo_t* info, void*) {
+  line l;
+  l.put("pccx-vp: simulation failed: ");
+  l.put(describe(sig));
+  if (sig == SIGSEGV || sig == SIGBUS) {
+    l.put(" at address ");
+    l.put_hex(reinterpret_cast<uintptr_t>(info->si_addr));
+  }
+  l.put(") while running the firmware ");
+  l.put(g_firmware);
+  if (g_cpu) {
+    if (!g_cpu->started.load(std::memory_order_relaxed))
+      l.put(" before the firmware started");
+    else if (!g_cpu->in_firmware())
+      l.put(", inside a platform call (HAL or host memory: e.g. a bad buffer pointer passed in)");
+    else
+      l.put(", in firmware code");
+    l.put("; ");
+    l.put_uint(g_cpu->hal_calls.load(std::memory_order_relaxed));
+    l.put(" HAL calls so far, the last at simulated time ");
+    l.put_uint(g_cpu->last_sim_ns.load(std::memory_order_relaxed));
+    l.put(" ns");
+  }
+  l.put(". No outputs were written.\n");
+  ssize_t ignored = write(STDERR_FILENO, l.buf, l.n);
+  (void)ignored;
+  _exit(1);
+}
+
+}  // namespace
+
+fatal_signal_report::fatal_signal_report(const std::string& firmware_name,
+                                         const firmware_activity& cpu) {
+#ifdef PCCX_HAS_ASAN
+  (void)firmware_name;
+  (void)cpu;
+#else
+  std::strncpy(g_firmware, firmware_name.c_str(), sizeof g_firmware - 1);
+  g_firmware[sizeof g_firmware - 1] = '\0';
+  g_cpu = &cpu;
+  g_alt_stack.assign(std::max<size_t>(SIGSTKSZ, 64 * 1024), 0);
+  stack_t ss{};
+  ss.ss_sp = g_alt_stack.data();
+  ss.ss_size = g_alt_stack.size();
+  sigaltstack(&ss, nullptr);
+  struct sigaction sa {};
+  sa.sa_sigaction = on_fatal_signal;
+  sa.sa_flags = SA_SIGINFO | SA_ONSTACK;
+  sigemptyset(&sa.sa_mask);
+  for (size_t i = 0; i < kSignalCount; ++i) sigaction(kSignals[i], &sa, &g_previous[i]);
+  armed_ = true;
+#endif
+}
+
+fatal_signal_report::~fatal_signal_report() {
+  if (!armed_) return;
+  for (size_t i = 0; i < kSignalCount; ++i) sigaction(kSignals[i], &g_previous[i], nullptr);
+  g_cpu = nullptr;
+}
+
+}  // namespace pccx::vp

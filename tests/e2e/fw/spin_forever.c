@@ -1,0 +1,12 @@
+/* spin_forever: issues one MEMSET, then loops forever without any call
+ * into the platform, so simulated time never advances again; only the
+ * wall-clock limit (simulation.max_wall_s) can end the run. */
+#include "pccx_firmware.h"
+#include "uCA_v1_hal.h"
+
+int pccx_firmware_main(void) {
+  volatile uint32_t spins = 0u;
+  uca_hal_issue_instr(0x3000000000000010ull);
+  for (;;) spins = spins + 1u;
+  return 0;
+}

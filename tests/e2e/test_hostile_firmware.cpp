@@ -1,0 +1,133 @@
+// Firmware that misbehaves on purpose: it never waits for the NPU, ignores
+// errors, floods CMD_IN, writes random offsets, programs DMA outside DDR,
+// spins without MMIO, or crashes. Each run must end with exit code 1 and a
+// diagnostic that names the cause; none may hang or end silently.
+#include "e2e_util.h"
+
+namespace e2e {
+namespace {
+
+using HostileFirmware = E2E;
+
+// An AddressSanitizer build leaves fatal signals to the sanitizer's report.
+#if defined(__SANITIZE_ADDRESS__)
+#define PCCX_SKIP_UNDER_ASAN() GTEST_SKIP() << "AddressSanitizer reports crashes itself"
+#else
+#define PCCX_SKIP_UNDER_ASAN() (void)0
+#endif
+
+TEST_F(HostileFirmware, ReturningWhileTheNpuIsBusyFailsTheRun) {
+  const auto r = vp({"--firmware", test_firmware("never_syncs"), "--out", "out"});
+  EXPECT_EQ(r.exit_code, 1) << describe(r);
+  EXPECT_TRUE(contains(r.err,
+                       "the firmware finished with exit code 0, but the NPU was still busy "
+                       "(words issued: 1, retired: 0): the driver never waited"))
+      << r.err;
+  EXPECT_TRUE(contains(r.err, "(simulation.end_check = fail)")) << r.err;
+  const json summary = json::parse(read_file(path("out/summary.json")));
+  EXPECT_EQ(summary["outcome"], "failed");
+
+  // end_check = warn keeps the firmware's own result and only warns.
+  const auto warn =
+      vp({"--firmware", test_firmware("never_syncs"), "--set", "simulation.end_check=warn"});
+  EXPECT_EQ(warn.exit_code, 0) << describe(warn);
+  EXPECT_TRUE(contains(warn.err, "[W")) << warn.err;
+  EXPECT_TRUE(contains(warn.err, "the NPU was still busy")) << warn.err;
+}
+
+TEST_F(HostileFirmware, AnNpuErrorLeftLatchedFailsTheRun) {
+  const auto r = vp({"--firmware", test_firmware("ignore_npu_error")});
+  EXPECT_EQ(r.exit_code, 1) << describe(r);
+  EXPECT_TRUE(contains(r.err,
+                       "the NPU had latched ERR_UNKNOWN_OPCODE on instruction #0 "
+                       "(0x5000000000000000: opcode 0x5: reserved opcode) and the "
+                       "firmware never cleared it"))
+      << r.err;
+}
+
+TEST_F(HostileFirmware, DmaOutsideDdrIsReportedAndItsErrorMustBeCleared) {
+  const auto r = vp({"--firmware", test_firmware("dma_outside_ddr")});
+  EXPECT_EQ(r.exit_code, 1) << describe(r);
+  // The channel drops the descriptor with a warning naming the range ...
+  EXPECT_TRUE(contains(r.err, "hp0: descriptor #0 (tag 7, 0x100000000, 4096 bytes) dropped"))
+      << r.err;
+  // ... and the run fails because the sticky error was never cleared.
+  EXPECT_TRUE(contains(r.err,
+                       "DMA channel hp0 had error bits 0x1 set (RANGE) that the "
+                       "firmware never cleared"))
+      << r.err;
+}
+
+TEST_F(HostileFirmware, FloodingCmdInRunsAtTheNpuPaceUntilTheTimeLimit) {
+  const auto r = vp({"--firmware", test_firmware("flood_cmd_in"), "--set",
+                     "simulation.max_time_ms=1", "--out", "out"});
+  EXPECT_EQ(r.exit_code, 1) << describe(r);
+  EXPECT_TRUE(contains(r.err, "simulated-time limit of 1 ms reached (simulation.max_time_ms)"))
+      << r.err;
+  const json summary = json::parse(read_file(path("out/summary.json")));
+  EXPECT_EQ(summary["sim_time_ns"], 1e6);
+  // Held writes pace the flood: thousands of MEMSETs retire, none is lost.
+  EXPECT_GT(summary["instructions_retired"].get<uint64_t>(), 1000u);
+}
+
+TEST_F(HostileFirmware, RandomMmioEndsAtTheFirstBadAddress) {
+  const auto r = vp({"--firmware", test_firmware("random_mmio")});
+  EXPECT_EQ(r.exit_code, 1) << describe(r);
+  EXPECT_TRUE(contains(r.err, "bus error on write of ")) << r.err;
+  EXPECT_TRUE(contains(r.err, "at HAL offset 0x")) << r.err;
+  // The same address every run.
+  const auto again = vp({"--firmware", test_firmware("random_mmio")});
+  const auto failure_line = [](const std::string& err) {
+    return err.substr(err.find("pccx-vp: simulation failed:"));
+  };
+  EXPECT_EQ(failure_line(again.err), failure_line(r.err));
+}
+
+TEST_F(HostileFirmware, PollingForeverHitsTheWallClockLimitWithOutputs) {
+  const auto r =
+      vp({"--firmware", test_firmware("poll_halted"), "--set", "simulation.max_time_ms=86400000",
+          "--set", "simulation.max_wall_s=0.5", "--out", "out"});
+  EXPECT_EQ(r.exit_code, 1) << describe(r);
+  EXPECT_TRUE(contains(r.err,
+                       "wall-time limit of 0.5 s reached (simulation.max_wall_s) before "
+                       "the firmware "))
+      << r.err;
+  const json summary = json::parse(read_file(path("out/summary.json")));
+  EXPECT_EQ(summary["outcome"], "failed");
+  EXPECT_GT(summary["sim_time_ns"].get<double>(), 0.0);
+}
+
+TEST_F(HostileFirmware, SpinningWithoutMmioEndsTheProcessAfterTheWallClockLimit) {
+  const auto r =
+      vp({"--firmware", test_firmware("spin_forever"), "--set", "simulation.max_wall_s=0.5"});
+  EXPECT_FALSE(r.timed_out);
+  EXPECT_EQ(r.exit_code, 1) << describe(r);
+  EXPECT_TRUE(contains(r.err, "wall-time limit of 0.5 s reached")) << r.err;
+  EXPECT_TRUE(contains(r.err, "without a call into the platform (last call at simulated time"))
+      << r.err;
+  EXPECT_TRUE(contains(r.err, "a loop without MMIO")) << r.err;
+}
+
+TEST_F(HostileFirmware, AWildPointerInFirmwareIsReportedAsACrash) {
+  PCCX_SKIP_UNDER_ASAN();
+  const auto r = vp({"--firmware", test_firmware("crash_null")});
+  EXPECT_FALSE(r.signaled) << describe(r);
+  EXPECT_EQ(r.exit_code, 1) << describe(r);
+  EXPECT_TRUE(contains(r.err,
+                       "pccx-vp: simulation failed: SIGSEGV (invalid memory access at "
+                       "address 0x10) while running the firmware "))
+      << r.err;
+  EXPECT_TRUE(contains(r.err, "crash_null.so, in firmware code; 2 HAL calls so far")) << r.err;
+}
+
+TEST_F(HostileFirmware, AWildPointerPassedToTheHalIsReportedAsACrash) {
+  PCCX_SKIP_UNDER_ASAN();
+  const auto r = vp({"--firmware", test_firmware("crash_in_hal")});
+  EXPECT_FALSE(r.signaled) << describe(r);
+  EXPECT_EQ(r.exit_code, 1) << describe(r);
+  EXPECT_TRUE(contains(r.err, "SIGSEGV (invalid memory access at address 0x20)")) << r.err;
+  EXPECT_TRUE(contains(r.err, "inside a platform call (HAL or host memory")) << r.err;
+}
+
+}  // namespace
+}  // namespace e2e
