@@ -28,7 +28,8 @@
  *     inverse frequencies (d/2 f32 local, then d/2 f32 global)
  * 400 u32 logits stride (0: every token writes the same logits)
  * 404 u32 weight streams F (1..4)  408 u8 x 4 their DMA channels (the
- *     GEMV's weight FIFOs: row n of a matrix on channel n mod F)  412 u32 0
+ *     GEMV's weight FIFOs: row n of a matrix on channel n mod F)
+ * 412 u32 L2 words of the NPU (0: GD_L2_WORDS_DEFAULT)
  *
  * Matrix (GD_MATRIX_BYTES): u64 x 4 part addresses (part f = rows n with
  *   n mod F = f, one after another), u32 rows, u32 cols, u32 record bytes,
@@ -55,6 +56,7 @@ extern "C" {
 #define GD_LAYER_BYTES (24u + 12u * 8u + 12u * GD_MATRIX_BYTES)
 #define GD_OFF_LM_HEAD 88u
 #define GD_OFF_WEIGHT_STREAMS 404u
+#define GD_OFF_L2_WORDS 412u
 #define GD_OFF_RINGS 136u
 #define GD_OFF_PLE_PROJ 288u
 #define GD_OFF_ROTATION 336u

@@ -37,14 +37,13 @@
 #include "pccx_host_mem.h"
 #include "pccx_isa.h"
 #include "pccx_kv.h"
+#include "pccx_gemma_decode_l2.h"
 #include "pccx_ops.h"
 #include "pccx_simctl.h"
 #include "pccx_uca_ext.h"
 #include "uCA_v1_api.h"
 
-#define L2_WORDS 114688u
-#define L2_BASE 0x100u
-#define CVO_MAX 2048u
+#define CVO_MAX GD_L2_CVO_MAX
 #define SHAPE_MAX 65535u
 #define SYNC_TIMEOUT_US 2000000000u
 #define STATUS_POLLS 200000000u
@@ -103,7 +102,7 @@
 #define K_INV_S 4u
 #define K_Z 5u
 #define K_SOFTCAP 6u
-#define K_WORDS 16u
+#define K_WORDS GD_L2_K_WORDS
 
 /* DDR scratch (bytes from the block's scratch address). */
 #define S_WS_H 0u
@@ -134,6 +133,7 @@ typedef struct {
       flags;
   uint64_t scratch, logits, embed_table, final_norm;
   uint32_t logits_stride;
+  uint32_t l2_words; /* the NPU's L2, words */
   uint32_t wf;                         /* weight streams F */
   unsigned wch[GD_MAX_WEIGHT_STREAMS]; /* their DMA channels */
   gd_matrix lm, ple_model_proj, rotation;
@@ -309,90 +309,7 @@ static int stream_kv(const pccx_kv_handle* h, uint32_t index, uint32_t head, int
   return 0;
 }
 
-/* ---- L2 layout (words) ---- */
-
-typedef struct {
-  uint32_t k, ones_w, masks, bc_slot, bc_out, xs, pred, dl, acc, yb, t, t2, xn, lau, lt, rn, me;
-  uint32_t q, qr, qrot, k_, kr, v, rope, scores, exps, out, z, attn, attn2, ao, a, gate, up, sq, sp,
-      gamma, gamma_d, gamma_p, ws_h, ws_d, ws_p, pr, cc, cr, cc2, tw, pli, pp, gp, logits, end;
-  uint32_t wh, xs_stride, z_stride, tile_stride, tiles, pr_stride, cr_stride, rope_words;
-} gd_l2;
-
-static uint32_t g_at;
-static uint32_t take(uint32_t words) {
-  const uint32_t a = g_at;
-  g_at += words;
-  return a;
-}
-
-static uint32_t plan_l2(const gd_model* g, uint32_t ffn_max, uint32_t span_max, int any_sparse,
-                        gd_l2* a) {
-  const uint32_t G = g->heads / g->kv_heads, hd = g->head_dim, S = g->streams;
-  const uint32_t wh = words_of(g->hidden), wq = words_of(g->heads * hd);
-  const uint32_t wkv = words_of(g->kv_heads * hd), lp = g->layers * g->ple_dim;
-  g_at = L2_BASE;
-  a->wh = wh;
-  a->k = take(K_WORDS);
-  a->ones_w = take(16u);
-  a->masks = take(16u);
-  a->bc_slot = take(1u + CVO_MAX / 8u); /* slot, then 2,048 ones */
-  a->bc_out = take(CVO_MAX / 8u);
-  a->xs_stride = 1u + wh;
-  a->xs = take(S * a->xs_stride);
-  a->pred = take(S * wh);
-  a->dl = take(1u + wh);
-  a->acc = take(1u + wh);
-  a->yb = take(wh);
-  a->t = take(wh);
-  a->t2 = take(wh);
-  a->xn = take(wh);
-  a->lau = take(wh);
-  a->lt = take(words_of(g->laurel) + 1u);
-  a->rn = take(wh);
-  a->me = take(1u);
-  a->q = take(wq);
-  a->qr = take(wq);
-  a->qrot = take(wq);
-  a->k_ = take(wkv);
-  a->kr = take(wkv);
-  a->v = take(wkv);
-  a->rope_words = wq;
-  a->rope = take(8u * wq); /* q: cos, sin local, cos, sin global; then k's */
-  a->scores = take(words_of(G * span_max) + 1u);
-  a->exps = take(words_of(G * span_max) + 1u);
-  a->out = take(words_of(G * hd));
-  a->z_stride = 1u + words_of(hd);
-  a->z = take(G * a->z_stride);
-  a->attn = take(wq);
-  a->attn2 = take(wq);
-  a->ao = take(1u + wh); /* slot, then the attention block's output */
-  a->a = take(wh);
-  a->gate = take(words_of(ffn_max));
-  a->up = take(words_of(ffn_max));
-  a->sq = any_sparse ? take(words_of(ffn_max)) : g_at;
-  a->sp = take(8u);
-  a->gamma = take(wh);
-  a->gamma_d = take(words_of(hd));
-  a->gamma_p = take(words_of(g->ple_dim) + 1u);
-  a->ws_h = take(pccx_rmsnorm_words(g->hidden));
-  a->ws_d = take(pccx_rmsnorm_words(hd));
-  a->ws_p = take(pccx_rmsnorm_words(g->ple_dim ? g->ple_dim : 8u));
-  a->pr_stride = 1u + S * S;
-  a->pr = take(S * a->pr_stride);
-  a->cc = take(S * S);
-  a->cr_stride = 1u + S;
-  a->cr = take(S * a->cr_stride);
-  a->cc2 = take(S);
-  a->tw = take(S * S > 1u ? S * S : 1u);
-  a->pli = take(words_of(lp) + 1u);
-  a->pp = take(words_of(lp) + 1u);
-  a->gp = take(words_of(g->ple_dim) + 1u);
-  a->tiles = (g->vocab + g->lm_tile - 1u) / g->lm_tile;
-  a->tile_stride = 1u + words_of(g->lm_tile);
-  a->logits = take(a->tiles * a->tile_stride);
-  a->end = g_at;
-  return g_at;
-}
+/* ---- L2 layout (words): pccx_gemma_decode_l2.h ---- */
 
 static gd_layer g_layers[GD_MAX_LAYERS];
 static gd_l2 g_a;
@@ -1000,6 +917,8 @@ static int parse(const uint8_t* b, uint32_t bytes) {
   const uint32_t off_tokens = le32(b + 392), off_rope = le32(b + 396);
   g_m.logits_stride = le32(b + 400);
   g_m.wf = le32(b + GD_OFF_WEIGHT_STREAMS);
+  g_m.l2_words = le32(b + GD_OFF_L2_WORDS);
+  if (g_m.l2_words == 0u) g_m.l2_words = GD_L2_WORDS_DEFAULT;
   for (uint32_t f = 0; f < GD_MAX_WEIGHT_STREAMS; ++f)
     g_m.wch[f] = b[GD_OFF_WEIGHT_STREAMS + 4 + f];
   const uint32_t hd = g_m.head_dim, S = g_m.streams;
@@ -1163,7 +1082,11 @@ int pccx_gemma_decode_run(const uint8_t* block, uint32_t bytes) {
   }
   for (uint32_t r = 0; r < g_m.rings; ++r)
     if (pccx_kv_max_tokens(&g_m.kv[r]) > span_max) span_max = pccx_kv_max_tokens(&g_m.kv[r]);
-  if (plan_l2(&g_m, ffn_max, span_max, any_sparse, &g_a) > L2_WORDS || span_max > SHAPE_MAX)
+  const gd_l2_shape shape = {g_m.hidden,   g_m.heads,   g_m.kv_heads, g_m.head_dim,
+                             g_m.streams,  g_m.layers,  g_m.ple_dim,  g_m.laurel,
+                             g_m.vocab,    g_m.lm_tile, ffn_max,      span_max,
+                             any_sparse};
+  if (gd_plan_l2(&shape, &g_a) > g_m.l2_words || span_max > SHAPE_MAX)
     return fail_msg("the activations do not fit L2 (or an attention span exceeds 65535)",
                     GD_EXIT_L2_FIT);
   /* Every RMSNorm is over hidden, head_dim or P elements: stage each

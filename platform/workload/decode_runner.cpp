@@ -17,6 +17,7 @@
 #include "pccx_host_mem.h"
 #include "vp/top/memory_params.h"
 #include "vp/top/platform_top.h"
+#include "workload/decode_l2_fit.h"
 #include "workload/kv_history.h"
 
 namespace pccx::workload {
@@ -298,6 +299,7 @@ std::vector<uint8_t> decode_param_block(const llm::model_config& m, const llm::d
                                 std::to_string(at.weight_channels.size()) + " channels");
   for (size_t f = 0; f < at.weight_channels.size(); ++f)
     b[GD_OFF_WEIGHT_STREAMS + 4 + f] = at.weight_channels[f];
+  put32(b, GD_OFF_L2_WORDS, at.l2_words);
   for (uint32_t j = 1; j < S; ++j) {
     put_named(b, off_altup + (j - 1) * GD_MATRIX_BYTES, plan, -1,
               "altup_proj." + std::to_string(j));
@@ -361,7 +363,10 @@ decode_report run_decode(const config::platform_config& base, const llm::model_c
   block_addresses at;
   for (uint32_t ch : cfg.npu.gemv.weight_fifos)
     at.weight_channels.push_back(static_cast<uint8_t>(ch));
-  const uint64_t block_bytes = decode_param_block(m, plan, o, at, kvf).size();
+  at.l2_words = cfg.npu.l2.words;
+  const std::vector<uint8_t> first_block = decode_param_block(m, plan, o, at, kvf);
+  check_l2_fit(first_block, cfg.npu.l2.words);  // dimensions only: addresses come next
+  const uint64_t block_bytes = first_block.size();
   uint64_t next = (act.base + block_bytes + 4095) & ~uint64_t{4095};
   at.scratch = next;
   next += GD_SCRATCH_BYTES;
@@ -386,8 +391,16 @@ decode_report run_decode(const config::platform_config& base, const llm::model_c
   if (at.logits + o.tokens * logit_bytes <= act.base + act.bytes)
     at.logits_stride = static_cast<uint32_t>(logit_bytes);
   else if (at.logits + logit_bytes > act.base + act.bytes)
-    throw std::invalid_argument("the activation scratch (" + std::to_string(act.bytes) +
-                                " bytes) is too small for the decode's block, staging and logits");
+    throw std::invalid_argument(
+        "the activation scratch is too small for the decode: parameter block " +
+        llm::grouped(block_bytes) + " bytes (" + llm::grouped(at.scratch - act.base) +
+        " to a 4 KiB boundary) + staging " + llm::grouped(GD_SCRATCH_BYTES) +
+        (at.rotation.parts.empty() ? "" : " + rotation matrix " + llm::grouped(at.rotation.bytes)) +
+        " + logits 2 x " + llm::grouped(m.vocab) + " (" + llm::grouped(logit_bytes) +
+        " 64-byte aligned) = " + llm::grouped(at.logits + logit_bytes - act.base) + " > " +
+        llm::grouped(act.bytes) +
+        " bytes of the activations region (its size follows npu.l2.words: " +
+        llm::grouped(cfg.npu.l2.words) + " words x 16 + the model's vectors)");
   g_block = decode_param_block(m, plan, o, at, kvf);
   g_block_addr = act.base;
   g_blobs.clear();

@@ -51,6 +51,7 @@ struct block_addresses {
   uint32_t logits_stride = 0;            // 0: every token writes the same logits
   llm::planned_matrix rotation;          // H / sqrt(d) in the plan's F parts (rotated KV formats)
   std::vector<uint8_t> weight_channels;  // the GEMV's weight FIFOs (npu.gemv.weight_fifos)
+  uint32_t l2_words = 0;                 // npu.l2.words (0: the firmware's default)
 };
 
 // Token ids a run decodes when none are given: (7919 t + 2) mod vocab.

@@ -1,0 +1,116 @@
+/* The L2 layout of the decode program (firmware/programs/gemma_decode.c):
+ * every activation buffer, in 128-bit words, from the model's dimensions.
+ * One definition for the firmware, which places its buffers with it, and
+ * for the host (platform/workload/decode_runner), which rejects a model
+ * and configuration whose layout does not fit npu.l2.words before any
+ * simulation, showing the parts. */
+#ifndef PCCX_GEMMA_DECODE_L2_H
+#define PCCX_GEMMA_DECODE_L2_H
+
+#include <stdint.h>
+
+#include "pccx_ops.h"
+
+#define GD_L2_BASE 0x100u           /* words below are left to other users */
+#define GD_L2_WORDS_DEFAULT 114688u /* npu.l2.words of the KV260 build */
+#define GD_L2_CVO_MAX 2048u         /* elements per CVO */
+#define GD_L2_K_WORDS 16u           /* the program's constants */
+
+/* What the layout depends on. */
+typedef struct {
+  uint32_t hidden, heads, kv_heads, head_dim, streams, layers, ple_dim, laurel, vocab, lm_tile;
+  uint32_t ffn_max;  /* widest FFN over the layers */
+  uint32_t span_max; /* longest attention span (largest ring cap) */
+  int any_sparse;    /* a layer with the gaussian-cutoff FFN */
+} gd_l2_shape;
+
+/* Word addresses of the buffers, in layout order, and the strides. */
+typedef struct {
+  uint32_t k, ones_w, masks, bc_slot, bc_out, xs, pred, dl, acc, yb, t, t2, xn, lau, lt, rn, me;
+  uint32_t q, qr, qrot, k_, kr, v, rope, scores, exps, out, z, attn, attn2, ao, a, gate, up, sq, sp,
+      gamma, gamma_d, gamma_p, ws_h, ws_d, ws_p, pr, cc, cr, cc2, tw, pli, pp, gp, logits, end;
+  uint32_t wh, xs_stride, z_stride, tile_stride, tiles, pr_stride, cr_stride, rope_words;
+} gd_l2;
+
+static inline uint32_t gd_l2_words_of(uint32_t elements) {
+  return (elements + 7u) / 8u;
+}
+
+/* Next free word after taking `words` from *at. */
+static inline uint32_t gd_l2_take(uint32_t* at, uint32_t words) {
+  const uint32_t a = *at;
+  *at += words;
+  return a;
+}
+
+/* Fills *a and returns the first word after the layout (a->end); the
+ * layout fits when that is at most the L2's size in words. */
+static inline uint32_t gd_plan_l2(const gd_l2_shape* g, gd_l2* a) {
+  const uint32_t G = g->heads / g->kv_heads, hd = g->head_dim, S = g->streams;
+  const uint32_t wh = gd_l2_words_of(g->hidden), wq = gd_l2_words_of(g->heads * hd);
+  const uint32_t wkv = gd_l2_words_of(g->kv_heads * hd), lp = g->layers * g->ple_dim;
+  uint32_t at = GD_L2_BASE;
+  a->wh = wh;
+  a->k = gd_l2_take(&at, GD_L2_K_WORDS);
+  a->ones_w = gd_l2_take(&at, 16u);
+  a->masks = gd_l2_take(&at, 16u);
+  a->bc_slot = gd_l2_take(&at, 1u + GD_L2_CVO_MAX / 8u); /* slot, then 2,048 ones */
+  a->bc_out = gd_l2_take(&at, GD_L2_CVO_MAX / 8u);
+  a->xs_stride = 1u + wh;
+  a->xs = gd_l2_take(&at, S * a->xs_stride);
+  a->pred = gd_l2_take(&at, S * wh);
+  a->dl = gd_l2_take(&at, 1u + wh);
+  a->acc = gd_l2_take(&at, 1u + wh);
+  a->yb = gd_l2_take(&at, wh);
+  a->t = gd_l2_take(&at, wh);
+  a->t2 = gd_l2_take(&at, wh);
+  a->xn = gd_l2_take(&at, wh);
+  a->lau = gd_l2_take(&at, wh);
+  a->lt = gd_l2_take(&at, gd_l2_words_of(g->laurel) + 1u);
+  a->rn = gd_l2_take(&at, wh);
+  a->me = gd_l2_take(&at, 1u);
+  a->q = gd_l2_take(&at, wq);
+  a->qr = gd_l2_take(&at, wq);
+  a->qrot = gd_l2_take(&at, wq);
+  a->k_ = gd_l2_take(&at, wkv);
+  a->kr = gd_l2_take(&at, wkv);
+  a->v = gd_l2_take(&at, wkv);
+  a->rope_words = wq;
+  a->rope = gd_l2_take(&at, 8u * wq); /* q: cos, sin local, cos, sin global; then k's */
+  a->scores = gd_l2_take(&at, gd_l2_words_of(G * g->span_max) + 1u);
+  a->exps = gd_l2_take(&at, gd_l2_words_of(G * g->span_max) + 1u);
+  a->out = gd_l2_take(&at, gd_l2_words_of(G * hd));
+  a->z_stride = 1u + gd_l2_words_of(hd);
+  a->z = gd_l2_take(&at, G * a->z_stride);
+  a->attn = gd_l2_take(&at, wq);
+  a->attn2 = gd_l2_take(&at, wq);
+  a->ao = gd_l2_take(&at, 1u + wh); /* slot, then the attention block's output */
+  a->a = gd_l2_take(&at, wh);
+  a->gate = gd_l2_take(&at, gd_l2_words_of(g->ffn_max));
+  a->up = gd_l2_take(&at, gd_l2_words_of(g->ffn_max));
+  a->sq = g->any_sparse ? gd_l2_take(&at, gd_l2_words_of(g->ffn_max)) : at;
+  a->sp = gd_l2_take(&at, 8u);
+  a->gamma = gd_l2_take(&at, wh);
+  a->gamma_d = gd_l2_take(&at, gd_l2_words_of(hd));
+  a->gamma_p = gd_l2_take(&at, gd_l2_words_of(g->ple_dim) + 1u);
+  a->ws_h = gd_l2_take(&at, pccx_rmsnorm_words(g->hidden));
+  a->ws_d = gd_l2_take(&at, pccx_rmsnorm_words(hd));
+  a->ws_p = gd_l2_take(&at, pccx_rmsnorm_words(g->ple_dim ? g->ple_dim : 8u));
+  a->pr_stride = 1u + S * S;
+  a->pr = gd_l2_take(&at, S * a->pr_stride);
+  a->cc = gd_l2_take(&at, S * S);
+  a->cr_stride = 1u + S;
+  a->cr = gd_l2_take(&at, S * a->cr_stride);
+  a->cc2 = gd_l2_take(&at, S);
+  a->tw = gd_l2_take(&at, S * S > 1u ? S * S : 1u);
+  a->pli = gd_l2_take(&at, gd_l2_words_of(lp) + 1u);
+  a->pp = gd_l2_take(&at, gd_l2_words_of(lp) + 1u);
+  a->gp = gd_l2_take(&at, gd_l2_words_of(g->ple_dim) + 1u);
+  a->tiles = (g->vocab + g->lm_tile - 1u) / g->lm_tile;
+  a->tile_stride = 1u + gd_l2_words_of(g->lm_tile);
+  a->logits = gd_l2_take(&at, a->tiles * a->tile_stride);
+  a->end = at;
+  return at;
+}
+
+#endif /* PCCX_GEMMA_DECODE_L2_H */

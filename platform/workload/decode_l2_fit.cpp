@@ -1,0 +1,95 @@
+#include "workload/decode_l2_fit.h"
+
+#include <algorithm>
+
+#include "llm/model_shapes.h"
+#include "pccx_gemma_decode.h"
+
+namespace pccx::workload {
+
+namespace {
+
+uint32_t get32(const std::vector<uint8_t>& b, size_t at) {
+  if (at + 4 > b.size()) throw std::out_of_range("decode parameter block too short");
+  return uint32_t(b[at]) | uint32_t(b[at + 1]) << 8 | uint32_t(b[at + 2]) << 16 |
+         uint32_t(b[at + 3]) << 24;
+}
+
+constexpr uint32_t kShapeMax = 65535;  // a shape extent is 16 bits
+
+}  // namespace
+
+gd_l2_shape l2_shape_of_block(const std::vector<uint8_t>& b) {
+  gd_l2_shape s{};
+  s.layers = get32(b, 8);
+  s.hidden = get32(b, 12);
+  s.heads = get32(b, 16);
+  s.kv_heads = get32(b, 20);
+  s.head_dim = get32(b, 24);
+  s.vocab = get32(b, 28);
+  s.lm_tile = get32(b, 40);
+  s.streams = get32(b, 216);
+  s.ple_dim = get32(b, 224);
+  s.laurel = get32(b, 228);
+  const uint32_t rings = get32(b, 44);
+  for (uint32_t r = 0; r < rings && r < 2; ++r)
+    s.span_max = std::max(s.span_max, get32(b, GD_OFF_RINGS + r * GD_RING_BYTES + 20));
+  const uint32_t off_layers = get32(b, 388);
+  for (uint32_t l = 0; l < s.layers; ++l) {
+    const size_t p = off_layers + size_t(l) * GD_LAYER_BYTES;
+    s.ffn_max = std::max(s.ffn_max, get32(b, p));
+    if (get32(b, p + 20) != 0) s.any_sparse = 1;
+  }
+  return s;
+}
+
+std::vector<std::pair<std::string, uint64_t>> l2_layout_parts(const gd_l2_shape& s) {
+  gd_l2 a{};
+  gd_plan_l2(&s, &a);
+  const uint32_t G = s.kv_heads ? s.heads / s.kv_heads : 0;
+  using llm::grouped;
+  return {
+      {"words below the layout", GD_L2_BASE},
+      {"constants and broadcast buffers", a.xs - a.k},
+      {"hidden-size vectors (" + grouped(s.streams) + " AltUp streams, hidden " +
+           grouped(s.hidden) + ")",
+       a.q - a.xs},
+      {"attention vectors and RoPE tables (" + grouped(s.heads) + " heads x " +
+           grouped(s.head_dim) + ")",
+       a.scores - a.q},
+      {"attention scores and exponentials (2 x " + grouped(G) + " heads per group x span " +
+           grouped(s.span_max) + " / 8)",
+       a.out - a.scores},
+      {"attention outputs", a.gate - a.out},
+      {"FFN (" + std::string(s.any_sparse ? "3" : "2") + " x " + grouped(s.ffn_max) + " / 8)",
+       a.gamma - a.gate},
+      {"norm weights, RMSNorm and AltUp work areas", a.pli - a.gamma},
+      {"per-layer inputs (" + grouped(s.layers) + " layers x " + grouped(s.ple_dim) + ")",
+       a.logits - a.pli},
+      {"LM-head tiles (" + grouped(a.tiles) + " tiles x " + grouped(a.tile_stride) + ")",
+       a.end - a.logits},
+  };
+}
+
+void check_l2_fit(const std::vector<uint8_t>& block, uint32_t l2_words) {
+  const gd_l2_shape s = l2_shape_of_block(block);
+  if (s.span_max > kShapeMax)
+    throw l2_fit_error("the decode's attention span of " + llm::grouped(s.span_max) +
+                       " tokens (the largest KV ring cap) exceeds a shape extent of " +
+                       llm::grouped(kShapeMax) + ": use a ring cap of at most 65,535 tokens");
+  gd_l2 a{};
+  const uint64_t need = gd_plan_l2(&s, &a);
+  if (need <= l2_words) return;
+  std::string msg = "the decode's activations do not fit L2: they need " + llm::grouped(need) +
+                    " words of 16 bytes, npu.l2.words is " + llm::grouped(l2_words) + ":";
+  std::string sum;
+  for (const auto& [label, words] : l2_layout_parts(s)) {
+    msg += "\n  " + label + ": " + llm::grouped(words);
+    sum += (sum.empty() ? "" : " + ") + llm::grouped(words);
+  }
+  msg += "\n  " + sum + " = " + llm::grouped(need) + " > " + llm::grouped(l2_words) +
+         "\n  (a smaller ring cap, --ring-cap, or a larger npu.l2.words)";
+  throw l2_fit_error(msg);
+}
+
+}  // namespace pccx::workload

@@ -1,0 +1,31 @@
+// Whether the decode program's activations fit the NPU's L2: the layout of
+// pccx_gemma_decode_l2.h (the one the firmware uses) computed from the
+// parameter block the firmware will read, so the two cannot disagree.
+// A layout that does not fit is bad input, reported before any simulation
+// with its parts and their sum against npu.l2.words.
+#pragma once
+
+#include <cstdint>
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+#include "pccx_gemma_decode_l2.h"
+
+namespace pccx::workload {
+
+struct l2_fit_error : std::invalid_argument {
+  using std::invalid_argument::invalid_argument;
+};
+
+// The layout's inputs, read from a "GDC2" parameter block.
+gd_l2_shape l2_shape_of_block(const std::vector<uint8_t>& block);
+
+// The layout's parts as "label words" lines, e.g. for the error message.
+std::vector<std::pair<std::string, uint64_t>> l2_layout_parts(const gd_l2_shape& shape);
+
+// Throws l2_fit_error, with the arithmetic, unless the layout fits
+// `l2_words` and every attention span fits a 16-bit shape extent.
+void check_l2_fit(const std::vector<uint8_t>& block, uint32_t l2_words);
+
+}  // namespace pccx::workload
