@@ -580,7 +580,6 @@ nlohmann::json replay_document(const std::string& file, const std::string& dma_f
                                {"reasons", p.reasons}});
   if (!r.instructions.empty()) j["instructions"] = r.instructions;
   j["run"] = run_json(r.run);
-  j["wall_time_s"] = r.run.wall_time_s;
   return j;
 }
 
