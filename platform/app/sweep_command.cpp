@@ -269,12 +269,15 @@ int run_sweep(const cli_options& opts) {
     if (fs::exists(result_path, ec)) {
       p.result = nlohmann::json::parse(read_text(result_path), nullptr, false);
       if (p.result.is_discarded()) p.result = nullptr;
-      if (p.result.is_object() && p.result.contains("wall_time_s") &&
-          p.result["wall_time_s"].is_number())
-        sim_wall[i] = p.result["wall_time_s"].get<double>();
       if (!p.result.is_null()) p.result_file = rel + "/" + result_name;
     }
     if (fs::exists(folder + "/config.json", ec)) p.config_file = rel + "/config.json";
+    // A firmware run's wall-clock figures are in speed.json beside its summary.
+    if (run_kind && fs::exists(folder + "/speed.json", ec)) {
+      const auto speed = nlohmann::json::parse(read_text(folder + "/speed.json"), nullptr, false);
+      if (speed.is_object() && speed.contains("wall_time_s") && speed["wall_time_s"].is_number())
+        sim_wall[i] = speed["wall_time_s"].get<double>();
+    }
     workload::keep_deterministic(def.kind, p.result);
     const std::string log = folder + "/log.txt";
     workload::classify_point(def.kind, end.abnormal(), end.exit_code(), last_line(read_text(log)),

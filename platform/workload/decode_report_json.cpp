@@ -71,7 +71,6 @@ nlohmann::json to_json(const decode_report& r) {
     j["parts"].push_back({{"name", p.name}, {"instructions", p.instructions}, {"ns", p.ns}});
   j["reference_cosine"] = r.reference_cosine;
   j["reference_cosine_exact"] = r.reference_cosine_exact;
-  j["wall_time_s"] = r.wall_time_s;
   j["run"] = run_json(r.run);
   return j;
 }

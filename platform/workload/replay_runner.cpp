@@ -26,6 +26,8 @@ namespace {
 namespace fs = std::filesystem;
 
 constexpr uint32_t kAutoTag = 0xFFFFFFFFu;
+// before_line when the key is absent: before the stream (0 is no line either).
+constexpr uint64_t kNoLine = ~uint64_t{0};
 const char* const kChannels[] = {"HP0", "HP1", "HP2", "HP3", "ACP_FMAP", "ACP_RESULT"};
 const char* const kClasses[] = {"weights",     "kv_read",     "kv_write",
                                 "kv_metadata", "activations", "host"};
@@ -36,7 +38,7 @@ struct descriptor_schema {
   std::string channel, cls;
   uint64_t addr = 0;
   uint32_t bytes = 0, tag = kAutoTag;
-  uint64_t before_line = 0;
+  uint64_t before_line = kNoLine;
   template <class V>
   void visit(V& v) {
     v.field("channel", channel, "DMA channel",
@@ -276,7 +278,7 @@ replay_input load_replay(const std::string& memh, const std::string& dma_file,
     d.addr = r.addr;
     d.bytes = r.bytes;
     d.before_word = 0;
-    if (r.before_line != 0) {
+    if (r.before_line != kNoLine) {
       const auto it = word_at_line.find(r.before_line);
       if (it == word_at_line.end()) {
         diag.report(
@@ -580,7 +582,6 @@ nlohmann::json replay_document(const std::string& file, const std::string& dma_f
                                {"reasons", p.reasons}});
   if (!r.instructions.empty()) j["instructions"] = r.instructions;
   j["run"] = run_json(r.run);
-  j["wall_time_s"] = r.run.wall_time_s;
   return j;
 }
 

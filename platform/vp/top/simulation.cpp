@@ -177,26 +177,28 @@ nlohmann::json run_result::summary(const config::platform_config& cfg,
   nlohmann::json markers_json = nlohmann::json::array();
   for (size_t i = 0; i < markers.size() && i < marker_times_ns.size(); ++i)
     markers_json.push_back({{"t_ns", marker_times_ns[i]}, {"marker", markers[i]}});
-  report::run_speed speed;
-  speed.wall_time_s = wall_time_s;
-  speed.sim_time_ns = sim_time_ns;
-  speed.ddr_transactions = ddr_transactions;
-  speed.npu_instructions = instructions_retired;
-  speed.peak_rss_mib = peak_rss_mib;
   return {{"firmware", {{"name", fw.name}, {"origin", fw.origin}}},
           {"outcome", state_name(state)},
           {"exit_code", exit_code},
           {"message", message},
           {"sim_time_ns", sim_time_ns},
-          {"wall_time_s", wall_time_s},
           {"instructions_retired", instructions_retired},
           {"npu_counters", counters_json},
           {"memory", memory},
           {"clocks", {{"core_mhz", cfg.clocks.core_mhz}, {"axi_mhz", cfg.clocks.axi_mhz}}},
           {"printed", printed},
           {"markers", markers_json},
-          {"speed", report::to_json(speed)},
           {"config", config::to_json(cfg)}};
+}
+
+nlohmann::json run_result::speed() const {
+  report::run_speed s;
+  s.wall_time_s = wall_time_s;
+  s.sim_time_ns = sim_time_ns;
+  s.ddr_transactions = ddr_transactions;
+  s.npu_instructions = instructions_retired;
+  s.peak_rss_mib = peak_rss_mib;
+  return report::to_json(s);
 }
 
 run_result run_simulation(const config::platform_config& cfg, const firmware_image& fw,
@@ -258,6 +260,10 @@ run_result run_simulation(const config::platform_config& cfg, const firmware_ima
     std::ofstream out(path);
     if (!out) throw input_error("cannot write " + path + " (output.dir)");
     out << r.summary(cfg, fw).dump(2) << '\n';
+    const std::string speed_path = cfg.output.dir + "/speed.json";
+    std::ofstream speed_out(speed_path);
+    if (!speed_out) throw input_error("cannot write " + speed_path + " (output.dir)");
+    speed_out << r.speed().dump(2) << '\n';
     top.ddr.write_csv(cfg.output.dir);
     if (cfg.output.plots) {
       report::bandwidth_plot plot;

@@ -39,7 +39,10 @@ struct run_result {
   uint64_t ddr_transactions = 0;        // counted at the DDR controller
   double peak_rss_mib = 0;              // the process's peak resident memory at the end
 
+  // summary.json: simulated quantities only, the same from run to run.
   nlohmann::json summary(const config::platform_config& cfg, const firmware_image& fw) const;
+  // speed.json: the wall-clock figures (report::run_speed), which vary.
+  nlohmann::json speed() const;
 };
 
 // Applies log.level and log.modules to the process-wide log settings.
