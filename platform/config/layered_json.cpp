@@ -175,8 +175,19 @@ source_ref layered_json::origin_of(const std::string& pointer) const {
   }
 }
 
+source_ref layered_json::blame_of(const std::string& pointer) const {
+  source_ref found = origin_of(pointer);
+  // A later layer may have set fields below the pointer (a problem found
+  // on a whole section): that layer is the one to name.
+  const std::string prefix = pointer + "/";
+  for (auto it = origins_.lower_bound(prefix);
+       it != origins_.end() && it->first.compare(0, prefix.size(), prefix) == 0; ++it)
+    if (it->second.layer > found.layer) found = it->second;
+  return found;
+}
+
 diagnostics::locator layered_json::locator() const {
-  return [this](const std::string& pointer) { return origin_of(pointer); };
+  return [this](const std::string& pointer) { return blame_of(pointer); };
 }
 
 std::optional<nlohmann::json> read_json_file(const std::string& path, diagnostics& diag) {

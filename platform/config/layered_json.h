@@ -35,6 +35,9 @@ class layered_json {
   const nlohmann::json& doc() const { return doc_; }
   // Source of the value at pointer (of its nearest recorded ancestor).
   source_ref origin_of(const std::string& pointer) const;
+  // The source to name for a problem at `pointer`: its origin, or the
+  // latest layer that set anything below it.
+  source_ref blame_of(const std::string& pointer) const;
   // Suitable for diagnostics' constructor.
   diagnostics::locator locator() const;
 

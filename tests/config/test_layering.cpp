@@ -178,3 +178,12 @@ TEST(ConfigSet, OverrideOfFileValueIsBlamedOnTheSet) {
       load_error({{a}, {"npu.gemv_cores=0"}}),
       "--set npu.gemv_cores=0: /npu/gemv_cores: expected an unsigned integer in [1, 32], found 0");
 }
+
+TEST(ConfigLayering, ASectionProblemBlamesTheFileThatSetItsFields) {
+  // The KV format check fails on the whole /npu/kv/key object, which the
+  // defaults created; the file that set its fields is the one to name.
+  scratch s;
+  auto f = s.write("kv.json", R"({"npu": {"kv": {"key": {"kind": "int8", "group": 7}}}})");
+  const std::string err = load_error({{f}, {}});
+  EXPECT_EQ(err.rfind(f + ": /npu/kv/key: ", 0), 0u) << err;
+}
