@@ -215,6 +215,7 @@ class driver {
       if (seq >= g_pushed)
         violated("ERR_SEQ " + std::to_string(seq) + " names a word never pushed");
       p_.write(UCA_REG_STATUS, PCCX_STAT_ERROR);  // W1C
+      ++errors_;
       s = check_status_alone();
       // Another error may latch right after the clear; then it has a code.
       if (!(s & PCCX_STAT_ERROR) && p_.read(PCCX_REG_ERR_CODE) != 0) {
@@ -251,12 +252,18 @@ class driver {
         p_.read(PCCX_REG_RETIRED_LO) | static_cast<uint64_t>(p_.read(PCCX_REG_RETIRED_HI)) << 32;
     if (retired > issued) violated("more instructions retired than issued");
     p_.dma_quiesce(kName, sc_time(2, sc_core::SC_MS), [](unsigned, uint32_t) {});
+    if (p_.verbose())
+      std::fprintf(stderr, "%s: at %s: %llu words pushed, %llu retired, %u errors cleared\n", kName,
+                   sc_core::sc_time_stamp().to_string().c_str(),
+                   static_cast<unsigned long long>(issued),
+                   static_cast<unsigned long long>(retired), errors_);
   }
 
   fuzz_platform& p_;
   const uint8_t* data_;
   size_t size_;
   size_t pos_ = 0;
+  unsigned errors_ = 0;
 };
 
 }  // namespace

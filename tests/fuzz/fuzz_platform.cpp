@@ -45,6 +45,7 @@ fuzz_platform& fuzz_platform::get() {
 
 fuzz_platform::fuzz_platform() {
   setenv("SYSTEMC_DISABLE_COPYRIGHT_MESSAGE", "1", 0);
+  verbose_ = std::getenv("PCCX_FUZZ_VERBOSE") != nullptr;
   sc_core::sc_report_handler::set_actions("/OSCI/SystemC", sc_core::SC_INFO,
                                           sc_core::SC_DO_NOTHING);
   // Every refused descriptor and latched error would print a warning;

@@ -33,6 +33,8 @@ class fuzz_platform {
   void run(const std::function<void()>& job, const sc_core::sc_time& max_sim);
 
   vp::platform_top& top() { return *top_; }
+  // PCCX_FUZZ_VERBOSE set: the harnesses print a line per input.
+  bool verbose() const { return verbose_; }
   const vp::runtime_params& params() const { return rt_; }
   uint64_t ddr_base() const { return ddr_base_; }
   uint64_t ddr_size() const { return ddr_size_; }
@@ -71,6 +73,7 @@ class fuzz_platform {
   vp::runtime_params rt_;
   uint64_t ddr_base_ = 0;
   uint64_t ddr_size_ = 0;
+  bool verbose_ = false;
   trace::trace_hub traces_;
   std::unique_ptr<vp::platform_top> top_;
 };
