@@ -72,7 +72,7 @@ export LSAN_OPTIONS="suppressions=$root/tests/fuzz/lsan.supp:print_suppressions=
 export UBSAN_OPTIONS="print_stacktrace=1:halt_on_error=1${UBSAN_OPTIONS:+:$UBSAN_OPTIONS}"
 export SYSTEMC_DISABLE_COPYRIGHT_MESSAGE=1
 
-scratch=$(mktemp -d "${TMPDIR:-/tmp}/pccx-fuzz.XXXXXX")
+scratch=$(mktemp -d)
 trap 'rm -rf "$scratch"' EXIT
 rows=()
 failed=()
