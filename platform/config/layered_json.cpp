@@ -14,6 +14,29 @@ namespace pccx::config {
 
 namespace {
 
+// No configuration nests anywhere near this deep. A deeper document would
+// exhaust the stack in the recursive copies, merges and comparisons of
+// nlohmann::json and the binder, so it is refused while parsing.
+constexpr int kMaxDepth = 64;
+
+// Parses text; values nested deeper than kMaxDepth are dropped (the parser
+// itself does not recurse) and too_deep is set.
+nlohmann::json parse_bounded(const std::string& text, bool allow_exceptions, bool& too_deep) {
+  too_deep = false;
+  return nlohmann::json::parse(
+      text,
+      [&too_deep](int depth, nlohmann::json::parse_event_t, nlohmann::json&) {
+        if (depth <= kMaxDepth) return true;
+        too_deep = true;
+        return false;
+      },
+      allow_exceptions);
+}
+
+std::string too_deep_message() {
+  return "nested deeper than " + std::to_string(kMaxDepth) + " levels";
+}
+
 std::vector<std::string> split_path(const std::string& key) {
   std::vector<std::string> parts;
   std::size_t start = 0;
@@ -116,7 +139,12 @@ void layered_json::apply_set(const std::string& assignment, diagnostics& diag) {
   }
 
   // JSON when it parses (numbers, true, "quoted", [..], {..}), else the raw text.
-  nlohmann::json value = nlohmann::json::parse(text, nullptr, /*allow_exceptions=*/false);
+  bool too_deep = false;
+  nlohmann::json value = parse_bounded(text, /*allow_exceptions=*/false, too_deep);
+  if (too_deep) {
+    diag.report(source, "", "value " + too_deep_message());
+    return;
+  }
   if (value.is_discarded()) value = text;
 
   const source_ref from{source, next_layer_++};
@@ -214,7 +242,20 @@ std::optional<nlohmann::json> read_json_file(const std::string& path, diagnostic
   }
 
   try {
-    return nlohmann::json::parse(text);
+    bool too_deep = false;
+    nlohmann::json doc = parse_bounded(text, /*allow_exceptions=*/true, too_deep);
+    if (too_deep) {
+      diag.report(path, "", too_deep_message());
+      return std::nullopt;
+    }
+    return doc;
+  } catch (const nlohmann::json::out_of_range& e) {
+    // A number beyond the range of double: "[json.exception.out_of_range.406]
+    // number overflow parsing '1E400'", without a position.
+    const std::string what = e.what();
+    const std::size_t end = what.find("] ");
+    diag.report(path, "", end == std::string::npos ? what : what.substr(end + 2));
+    return std::nullopt;
   } catch (const nlohmann::json::parse_error& e) {
     // nlohmann's message reads "[json.exception.parse_error.101] parse error
     // at line L, column C: REASON"; keep its line/column and reason.

@@ -84,6 +84,23 @@ TEST(ConfigErrors, SyntaxErrorGivesLineAndColumn) {
             y + ":1:26: syntax error while parsing object - unexpected end of input; expected '}'");
 }
 
+TEST(ConfigErrors, NumberBeyondDoubleIsAConfigError) {
+  scratch s;
+  auto x = s.write("x.json", R"({"npu": {"gemv_cores": 1E400}})");
+  EXPECT_EQ(load_error({{x}, {}}), x + ": number overflow parsing '1E400'");
+}
+
+TEST(ConfigErrors, DeepNestingIsRefused) {
+  // Deep enough to exhaust the stack in the recursive JSON copies if it were
+  // accepted.
+  const std::string open(200000, '['), close(200000, ']');
+  scratch s;
+  auto x = s.write("x.json", "{\"npu\": " + open + close + "}");
+  EXPECT_EQ(load_error({{x}, {}}), x + ": nested deeper than 64 levels");
+  EXPECT_EQ(load_error({{}, {"npu.gemv_cores=" + open + close}}),
+            "--set npu.gemv_cores=" + open + close + ": value nested deeper than 64 levels");
+}
+
 TEST(ConfigErrors, MissingFileIsNamed) {
   scratch s;
   std::string missing = s.path("nope.json");
