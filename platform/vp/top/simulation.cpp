@@ -133,7 +133,8 @@ std::string hex(uint64_t v) {
 
 // A firmware that finished but left work or errors behind produced numbers
 // nobody checked: the NPU still busy (it never waited), an NPU error
-// latched and never cleared, a DMA channel's sticky error bits. With exit
+// latched and never cleared, a DMA channel's sticky error bits, results
+// stranded in the ACP_RESULT FIFO. With exit
 // code 0 that fails the run (simulation.end_check = fail); otherwise it is
 // a warning.
 void check_end_state(platform_top& top, bool fail, log::logger& log) {
@@ -156,6 +157,10 @@ void check_end_state(platform_top& top, bool fail, log::logger& log) {
                          hex(ch->error_bits()) + " set (" +
                          mem::dma_channel::error_names(ch->error_bits()) +
                          ") that the firmware never cleared (ERR register, write 1 to clear)");
+  if (const uint64_t stranded = top.fifo(PCCX_DMA_ACP_RESULT).level(); stranded != 0)
+    problems.push_back(std::to_string(stranded) +
+                       " result bytes were still in the ACP_RESULT FIFO: no descriptor moved "
+                       "them to DDR");
   if (problems.empty()) return;
   const int code = top.control.exit_code();
   std::string message = "the firmware finished with exit code " + std::to_string(code) + ", but ";
