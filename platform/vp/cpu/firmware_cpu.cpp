@@ -70,6 +70,10 @@ void firmware_cpu::check_wall_clock() {
   if (watchdog_ && watchdog_->expired()) fault(watchdog_->message());
 }
 
+firmware_cpu::~firmware_cpu() {
+  ddr_tx_.clear_extension<mem::ddr_traffic>();
+}
+
 void firmware_cpu::fault(const std::string& message) {
   qk_.sync();
   control_.fail(message);
@@ -80,7 +84,7 @@ void firmware_cpu::fault(const std::string& message) {
 
 void firmware_cpu::transact(tlm::tlm_command cmd, uint32_t offset, uint32_t& data) {
   const uint64_t address = params_.mmio_base + offset;
-  tlm::tlm_generic_payload tx;
+  tlm::tlm_generic_payload& tx = mmio_tx_;
   tx.set_command(cmd);
   tx.set_address(address);
   tx.set_data_ptr(reinterpret_cast<unsigned char*>(&data));
@@ -142,13 +146,14 @@ void firmware_cpu::host_transfer(tlm::tlm_command cmd, uint64_t ddr_addr, uint8_
   mem::ddr_traffic traffic(mem::ddr_port::cpu, mem::traffic_class::host);
   for (uint32_t done = 0; done < bytes;) {
     const uint32_t chunk = std::min(params_.host_block_bytes, bytes - done);
-    tlm::tlm_generic_payload tx;
+    tlm::tlm_generic_payload& tx = ddr_tx_;
     tx.set_command(cmd);
     tx.set_address(ddr_addr + done);
     tx.set_data_ptr(data + done);
     tx.set_data_length(chunk);
     tx.set_streaming_width(chunk);
     tx.set_byte_enable_ptr(nullptr);
+    tx.set_dmi_allowed(false);
     tx.set_response_status(tlm::TLM_INCOMPLETE_RESPONSE);
     tx.set_extension(&traffic);
     sc_core::sc_time delay = qk_.get_local_time();

@@ -42,6 +42,10 @@ class firmware_cpu : public sc_core::sc_module {
   SC_HAS_PROCESS(firmware_cpu);
   firmware_cpu(sc_core::sc_module_name name, const params& p, run_control& control,
                const address_router& names, trace::trace_hub* traces);
+  // A run that ended inside a DDR transfer leaves the transfer's traffic
+  // extension (a local of the parked firmware thread) on ddr_tx_; the
+  // payload must not delete it.
+  ~firmware_cpu() override;
 
   tlm_utils::simple_initiator_socket<firmware_cpu> bus;
   tlm_utils::simple_initiator_socket<firmware_cpu> ddr;  // the CPU's port of the DDR controller
@@ -97,6 +101,12 @@ class firmware_cpu : public sc_core::sc_module {
   sc_core::sc_event never_;
   firmware_activity activity_;
   const wall_clock_watchdog* watchdog_ = nullptr;
+  // The payloads of MMIO and DDR transactions. They are members, not locals
+  // of transact() / host_transfer(): the firmware thread's frames are never
+  // unwound when a run ends inside a transaction (a fault, the time limit),
+  // so a local payload's extension array would never be freed.
+  tlm::tlm_generic_payload mmio_tx_;
+  tlm::tlm_generic_payload ddr_tx_;
 };
 
 }  // namespace pccx::vp
