@@ -34,10 +34,10 @@
 #include "pccx_dma.h"
 #include "pccx_firmware.h"
 #include "pccx_gemma_decode.h"
+#include "pccx_gemma_decode_l2.h"
 #include "pccx_host_mem.h"
 #include "pccx_isa.h"
 #include "pccx_kv.h"
-#include "pccx_gemma_decode_l2.h"
 #include "pccx_ops.h"
 #include "pccx_simctl.h"
 #include "pccx_uca_ext.h"
@@ -133,7 +133,7 @@ typedef struct {
       flags;
   uint64_t scratch, logits, embed_table, final_norm;
   uint32_t logits_stride;
-  uint32_t l2_words; /* the NPU's L2, words */
+  uint32_t l2_words;                   /* the NPU's L2, words */
   uint32_t wf;                         /* weight streams F */
   unsigned wch[GD_MAX_WEIGHT_STREAMS]; /* their DMA channels */
   gd_matrix lm, ple_model_proj, rotation;
@@ -1082,10 +1082,9 @@ int pccx_gemma_decode_run(const uint8_t* block, uint32_t bytes) {
   }
   for (uint32_t r = 0; r < g_m.rings; ++r)
     if (pccx_kv_max_tokens(&g_m.kv[r]) > span_max) span_max = pccx_kv_max_tokens(&g_m.kv[r]);
-  const gd_l2_shape shape = {g_m.hidden,   g_m.heads,   g_m.kv_heads, g_m.head_dim,
-                             g_m.streams,  g_m.layers,  g_m.ple_dim,  g_m.laurel,
-                             g_m.vocab,    g_m.lm_tile, ffn_max,      span_max,
-                             any_sparse};
+  const gd_l2_shape shape = {g_m.hidden, g_m.heads,   g_m.kv_heads, g_m.head_dim, g_m.streams,
+                             g_m.layers, g_m.ple_dim, g_m.laurel,   g_m.vocab,    g_m.lm_tile,
+                             ffn_max,    span_max,    any_sparse};
   if (gd_plan_l2(&shape, &g_a) > g_m.l2_words || span_max > SHAPE_MAX)
     return fail_msg("the activations do not fit L2 (or an attention span exceeds 65535)",
                     GD_EXIT_L2_FIT);
