@@ -18,6 +18,7 @@
 
 namespace pccx::vp {
 
+#ifndef PCCX_HAS_ASAN
 namespace {
 
 constexpr int kSignals[] = {SIGSEGV, SIGBUS, SIGFPE, SIGILL, SIGABRT};
@@ -99,6 +100,7 @@ void on_fatal_signal(int sig, siginfo_t* info, void*) {
 }
 
 }  // namespace
+#endif
 
 fatal_signal_report::fatal_signal_report(const std::string& firmware_name,
                                          const firmware_activity& cpu) {
@@ -124,9 +126,11 @@ fatal_signal_report::fatal_signal_report(const std::string& firmware_name,
 }
 
 fatal_signal_report::~fatal_signal_report() {
+#ifndef PCCX_HAS_ASAN
   if (!armed_) return;
   for (size_t i = 0; i < kSignalCount; ++i) sigaction(kSignals[i], &g_previous[i], nullptr);
   g_cpu = nullptr;
+#endif
 }
 
 }  // namespace pccx::vp
