@@ -10,9 +10,15 @@ namespace pccx::mem {
 capacity_timeline::capacity_timeline(double ticks_per_second)
     : ticks_per_second_(ticks_per_second) {}
 
+capacity_timeline::iterator capacity_timeline::upper_bound(uint64_t t) {
+  return std::upper_bound(level_.begin(), level_.end(), t,
+                          [](uint64_t v, const breakpoint& b) { return v < b.t; });
+}
+
 int64_t capacity_timeline::reserved_at(uint64_t t) const {
-  auto it = level_.upper_bound(t);
-  return it == level_.begin() ? 0 : std::prev(it)->second;
+  auto it = std::upper_bound(level_.begin(), level_.end(), t,
+                             [](uint64_t v, const breakpoint& b) { return v < b.t; });
+  return it == level_.begin() ? 0 : std::prev(it)->level;
 }
 
 capacity_timeline::interval capacity_timeline::reserve(uint64_t from, uint64_t bytes, int64_t rate,
@@ -26,10 +32,10 @@ capacity_timeline::interval capacity_timeline::reserve(uint64_t from, uint64_t b
   double left = static_cast<double>(bytes);
 
   uint64_t t = from;
-  auto next = level_.upper_bound(t);  // first breakpoint after t
-  int64_t level = next == level_.begin() ? 0 : std::prev(next)->second;
+  auto next = upper_bound(t);  // first breakpoint after t
+  int64_t level = next == level_.begin() ? 0 : std::prev(next)->level;
   for (;;) {
-    const uint64_t seg_end = next == level_.end() ? kForever : next->first;
+    const uint64_t seg_end = next == level_.end() ? kForever : next->t;
     const int64_t r = std::min(rate, capacity - level);
     if (r > 0) {
       if (!started) {
@@ -52,7 +58,7 @@ capacity_timeline::interval capacity_timeline::reserve(uint64_t from, uint64_t b
       throw std::logic_error("capacity_timeline: no capacity left after the last reservation");
     }
     t = seg_end;
-    level = next->second;
+    level = next->level;
     ++next;
   }
   out.end = t;
@@ -60,34 +66,37 @@ capacity_timeline::interval capacity_timeline::reserve(uint64_t from, uint64_t b
   return out;
 }
 
-std::map<uint64_t, int64_t>::iterator capacity_timeline::split_at(uint64_t t) {
-  auto it = level_.lower_bound(t);
-  if (it != level_.end() && it->first == t) return it;
-  const int64_t before = it == level_.begin() ? 0 : std::prev(it)->second;
-  return level_.emplace_hint(it, t, before);
+size_t capacity_timeline::split_at(uint64_t t) {
+  auto it = std::lower_bound(level_.begin(), level_.end(), t,
+                             [](const breakpoint& b, uint64_t v) { return b.t < v; });
+  if (it != level_.end() && it->t == t) return static_cast<size_t>(it - level_.begin());
+  const int64_t before = it == level_.begin() ? 0 : std::prev(it)->level;
+  const auto made = level_.insert(it, breakpoint{t, before});  // may reallocate
+  return static_cast<size_t>(made - level_.begin());
 }
 
 void capacity_timeline::merge_at(uint64_t t) {
-  auto it = level_.find(t);
-  if (it == level_.end()) return;
-  const int64_t before = it == level_.begin() ? 0 : std::prev(it)->second;
-  if (before == it->second) level_.erase(it);
+  auto it = std::lower_bound(level_.begin(), level_.end(), t,
+                             [](const breakpoint& b, uint64_t v) { return b.t < v; });
+  if (it == level_.end() || it->t != t) return;
+  const int64_t before = it == level_.begin() ? 0 : std::prev(it)->level;
+  if (before == it->level) level_.erase(it);
 }
 
 void capacity_timeline::add(uint64_t a, uint64_t b, int64_t rate) {
-  auto first = split_at(a);
-  auto last = split_at(b);
-  for (auto it = first; it != last; ++it) it->second += rate;
+  const size_t first = split_at(a);
+  const size_t last = split_at(b);
+  for (size_t i = first; i < last; ++i) level_[i].level += rate;
   merge_at(a);
   merge_at(b);
 }
 
 void capacity_timeline::forget_before(uint64_t t) {
-  auto it = level_.upper_bound(t);
+  auto it = upper_bound(t);
   if (it == level_.begin()) return;
   --it;  // the breakpoint that holds the level at t
-  level_.erase(level_.begin(), it);
-  if (it->second == 0) level_.erase(it);
+  const bool drop_it = it->level == 0;
+  level_.erase(level_.begin(), drop_it ? std::next(it) : it);
 }
 
 }  // namespace pccx::mem

@@ -5,11 +5,15 @@
 //
 // Time is in kernel ticks (sc_time::value()), rates in whole bytes per second
 // so that adding and removing reservations is exact. SystemC-free.
+//
+// The breakpoints live in a sorted vector: forget_before() keeps only the
+// few that lie ahead of the kernel (a handful per busy port), so a binary
+// search and a short move beat a tree's node allocations, which dominated
+// the DDR model's cost per transaction.
 #pragma once
 
 #include <cstddef>
 #include <cstdint>
-#include <map>
 #include <vector>
 
 namespace pccx::mem {
@@ -37,8 +41,15 @@ class capacity_timeline {
   void clear() { level_.clear(); }
 
  private:
+  struct breakpoint {
+    uint64_t t;     // from this tick ...
+    int64_t level;  // ... this rate is promised, up to the next breakpoint
+  };
+  using iterator = std::vector<breakpoint>::iterator;
+
   void add(uint64_t a, uint64_t b, int64_t rate);
-  std::map<uint64_t, int64_t>::iterator split_at(uint64_t t);
+  iterator upper_bound(uint64_t t);
+  size_t split_at(uint64_t t);  // index of the breakpoint at t, made if absent
   void merge_at(uint64_t t);
 
   struct piece {
@@ -46,8 +57,8 @@ class capacity_timeline {
     int64_t rate;
   };
   double ticks_per_second_;
-  std::map<uint64_t, int64_t> level_;  // rate promised on [key, next key); 0 before the first
-  std::vector<piece> pieces_;          // scratch of reserve()
+  std::vector<breakpoint> level_;  // sorted by t; 0 is promised before the first
+  std::vector<piece> pieces_;      // scratch of reserve()
 };
 
 }  // namespace pccx::mem

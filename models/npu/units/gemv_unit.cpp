@@ -157,16 +157,23 @@ threaded_unit::result gemv_unit::execute(const dispatched_instruction& d) {
       for (uint32_t n = 0; n < records; ++n) order[n] = n, fifo_of[n] = n % F;
     }
     for (uint32_t p = 0; p < records; ++p) step_of[order[p]] = p;
-    std::vector<std::vector<uint32_t>> words_after(records);
-    for (uint32_t w = 0; w < out_words; ++w) {
-      uint32_t last = records - 1;  // value accumulation: all at the end
-      if (!kv_values) {
-        last = 0;
+    // words_after(p): the words completed by step p, in word order, as
+    // after_word[after_begin[p] .. after_begin[p + 1]).
+    std::vector<uint32_t> last_step(out_words, records - 1);  // value accumulation: the end
+    if (!kv_values)
+      for (uint32_t w = 0; w < out_words; ++w) {
+        uint32_t last = 0;
         const matmul::word_span span = matmul::elements_of_word(w, uint64_t{M} * N);
         for (uint64_t i = span.first; i < span.last; ++i)
           last = std::max(last, step_of[static_cast<uint32_t>(i % N)]);
+        last_step[w] = last;
       }
-      words_after[last].push_back(w);
+    std::vector<uint32_t> after_begin(size_t{records} + 1, 0), after_word(out_words);
+    for (uint32_t w = 0; w < out_words; ++w) ++after_begin[last_step[w] + 1];
+    for (uint32_t p = 0; p < records; ++p) after_begin[p + 1] += after_begin[p];
+    {
+      std::vector<uint32_t> fill(after_begin.begin(), after_begin.end() - 1);
+      for (uint32_t w = 0; w < out_words; ++w) after_word[fill[last_step[w]]++] = w;
     }
 
     // The dequantize stage (KV formats other than unscaled INT4, which the
@@ -189,11 +196,19 @@ threaded_unit::result gemv_unit::execute(const dispatched_instruction& d) {
     // all M activation rows. Head-parallel: weight row n is broadcast to all
     // cores, core c handling activation rows m = c, c + cores, ...
     std::vector<sc_time> core_free(head_parallel || kv_values ? 1 : active, ready);
+    // When activation row m leaves the pipeline, from its weight row's start.
+    std::vector<sc_time> row_out(M);
+    for (uint32_t m = 0; m < M; ++m) {
+      const uint64_t slot = head_parallel ? m / active : m;  // position in its core's queue
+      row_out[m] = period * static_cast<double>((slot + 1) * k_cycles) + pipe;
+    }
     std::vector<sc_time> done(size_t{M} * N);  // output element leaves the pipeline
     std::vector<float> y(functional ? size_t{M} * N : 0);
     std::vector<uint8_t> rec_buf(functional ? rec : 0);
     std::vector<float> sw(S, 1.0f);
-    std::vector<int32_t> acc(S);
+    std::vector<int16_t> wq(functional && !codec ? K : 0);
+    // The quantised activations widened once, for the dot products.
+    const std::vector<int16_t> a16(functional && !codec ? act.q.begin() : act.q.end(), act.q.end());
     std::vector<float> vhat(functional && codec ? codec->format().head_dim : 0);
     sc_time stall, dq_stall, last_done = ready;
     auto write_word = [&](uint32_t w) {
@@ -237,9 +252,7 @@ threaded_unit::result gemv_unit::execute(const dispatched_instruction& d) {
         last_done = std::max(last_done, free_at + pipe);
       } else {
         for (uint32_t m = 0; m < M; ++m) {
-          const uint64_t slot = head_parallel ? m / active : m;  // position in its core's queue
-          done[size_t{m} * N + n] =
-              start + period * static_cast<double>((slot + 1) * k_cycles) + pipe;
+          done[size_t{m} * N + n] = start + row_out[m];
           last_done = std::max(last_done, done[size_t{m} * N + n]);
         }
       }
@@ -263,15 +276,17 @@ threaded_unit::result gemv_unit::execute(const dispatched_instruction& d) {
       } else if (functional) {
         if (w_scale)
           for (uint32_t g = 0; g < S; ++g) sw[g] = bf16::to_float(bf16::load(buf, g));
-        const uint8_t* w = buf + (w_scale ? 2 * S : 0);
+        // The row unpacked once for every activation row; each scale group
+        // is an exact integer dot product, scaled in group order.
+        matmul::unpack_int4(buf + (w_scale ? 2 * S : 0), K, wq.data());
         for (uint32_t m = 0; m < M; ++m) {
-          const int8_t* a = &act.q[size_t{m} * K];
-          std::fill(acc.begin(), acc.end(), 0);
-          for (uint32_t k = 0; k < K; ++k)
-            acc[k / G] += int32_t{a[k]} * matmul::int4(w[k / 2], k & 1);
+          const int16_t* a = &a16[size_t{m} * K];
           float sum = 0.0f;
-          for (uint32_t g = 0; g < S; ++g)
-            sum += (static_cast<float>(acc[g]) * sw[g]) * act.scale[m];
+          for (uint32_t g = 0; g < S; ++g) {
+            const uint32_t k0 = g * G;
+            const int32_t acc = matmul::dot_int16(a + k0, &wq[k0], std::min(G, K - k0));
+            sum += (static_cast<float>(acc) * sw[g]) * act.scale[m];
+          }
           y[size_t{m} * N + n] = sum;
         }
       }
@@ -282,7 +297,8 @@ threaded_unit::result gemv_unit::execute(const dispatched_instruction& d) {
           for (uint32_t m = 0; m < M; ++m)
             for (uint32_t j = 0; j < N; ++j) y[size_t{m} * N + j] *= act.scale[m];
       }
-      for (uint32_t w : words_after[p]) end = std::max(end, write_word(w));
+      for (uint32_t i = after_begin[p]; i < after_begin[p + 1]; ++i)
+        end = std::max(end, write_word(after_word[i]));
     }
     if (functional && findemax && on_emax) {
       // One maximum over every row: the query heads of a group share one

@@ -31,6 +31,17 @@ std::optional<refusal> check_instruction(const dispatched_instruction& d, isa::o
   return std::nullopt;
 }
 
+void unpack_int4(const uint8_t* packed, uint32_t n, int16_t* out) {
+  // Shifts on signed bytes sign-extend each nibble; the loop vectorises.
+  const uint32_t pairs = n / 2;
+  for (uint32_t j = 0; j < pairs; ++j) {
+    const auto b = static_cast<int8_t>(packed[j]);
+    out[2 * j] = static_cast<int8_t>(static_cast<int8_t>(b << 4) >> 4);
+    out[2 * j + 1] = static_cast<int8_t>(b >> 4);
+  }
+  if (n & 1) out[n - 1] = static_cast<int16_t>(int4(packed[pairs], false));
+}
+
 bool computes_values(bool unit_functional, const mem::l2_memory& l2,
                      const std::vector<mem::stream_fifo*>& fifos) {
   bool functional = unit_functional && l2.functional();

@@ -40,6 +40,18 @@ inline int int4(uint8_t byte, bool high) {
   return v >= 8 ? v - 16 : v;
 }
 
+// Unpacks n INT4 weights (two per byte, low nibble first) into int16 values.
+void unpack_int4(const uint8_t* packed, uint32_t n, int16_t* out);
+
+// Sum of a[i] * b[i] over n pairs of int8 values held in int16 (exact:
+// |sum| < 2^31 for n < 2^17). Inline, and on int16 so that the compiler
+// turns it into multiply-add vector instructions without any -march flag.
+inline int32_t dot_int16(const int16_t* a, const int16_t* b, uint32_t n) {
+  int32_t sum = 0;
+  for (uint32_t i = 0; i < n; ++i) sum += int32_t{a[i]} * int32_t{b[i]};
+  return sum;
+}
+
 // Whether an instruction computes values: the unit is functional and so are
 // its L2 and every weight FIFO (a timing-only part carries no bytes).
 bool computes_values(bool unit_functional, const mem::l2_memory& l2,

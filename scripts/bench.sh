@@ -1,0 +1,108 @@
+#!/usr/bin/env bash
+# Macro benchmark: how fast the platform simulates Gemma 3n E4B decode in
+# timing mode, per context (1K, 8K, 32K) and KV format (FP16, INT4), and how
+# long the whole main-job decode table takes. Prints one table; figures come
+# from each run's speed.json (wall time of the simulation itself, without
+# writing outputs; peak RSS from getrusage).
+#
+#   scripts/bench.sh                 build (Release) if needed, then measure
+#   scripts/bench.sh --exe PATH      measure another pccx-vp binary
+#   scripts/bench.sh --no-table      skip the main-job decode table
+#   scripts/bench.sh --micro         also run the Google Benchmark programs
+#   scripts/bench.sh --repeat N      runs per cell, the fastest kept (3): a
+#                                    shared machine's wall times scatter
+#
+# Targets (docs/performance.md): sim/wall >= 1.0 for the 32K FP16 token,
+# decode table <= 60 s wall, peak RSS <= 256 MiB.
+set -euo pipefail
+
+root=$(cd "$(dirname "$0")/.." && pwd)
+build="${PCCX_BUILD_DIR:-$root/build}"
+exe=""
+table=1
+micro=0
+repeat=3
+while [ $# -gt 0 ]; do
+  case "$1" in
+    --exe) exe="$2"; shift 2 ;;
+    --no-table) table=0; shift ;;
+    --micro) micro=1; shift ;;
+    --repeat) repeat="$2"; shift 2 ;;
+    *) echo "usage: scripts/bench.sh [--exe PATH] [--no-table] [--micro] [--repeat N]" >&2
+       exit 2 ;;
+  esac
+done
+
+if [ -z "$exe" ]; then
+  cmake -S "$root" -B "$build" -DCMAKE_BUILD_TYPE=Release -DPCCX_BUILD_TESTS=OFF \
+    -DPCCX_BUILD_BENCH=ON >/dev/null
+  cmake --build "$build" -j "$(nproc 2>/dev/null || echo 2)" >/dev/null
+  exe="$build/platform/app/pccx-vp"
+fi
+[ -x "$exe" ] || { echo "bench.sh: $exe is not an executable" >&2; exit 2; }
+exe=$(cd "$(dirname "$exe")" && pwd)/$(basename "$exe")
+
+work=$(mktemp -d)
+trap 'rm -rf "$work"' EXIT
+
+# A number from one of our own JSON files (one key per line, as written).
+json_number() {
+  sed -n "s/^ *\"$2\": \\([-0-9.e+]*\\),\\{0,1\\}\$/\\1/p" "$1" | head -n 1
+}
+
+tokens=4
+int4=(--set npu.kv.key.kind=int4 --set npu.kv.key.group=0
+      --set npu.kv.value.kind=int4 --set npu.kv.value.group=32)
+
+echo "pccx-vp macro benchmark: $(nproc 2>/dev/null || echo '?') cores, $(uname -m)," \
+  "$(sed -n 's/^model name[[:space:]]*: //p' /proc/cpuinfo 2>/dev/null | head -n 1)"
+echo "Gemma 3n E4B decode, timing mode, $tokens tokens per run, default platform," \
+  "fastest of $repeat runs"
+echo
+printf '| %-7s | %-4s | %12s | %12s | %9s | %10s | %12s | %9s |\n' \
+  context KV "sim ms/token" "wall s/token" "sim/wall" "DDR tx" "DDR tx/s" "RSS MiB"
+printf '|%s|%s|%s|%s|%s|%s|%s|%s|\n' --------- ------ -------------- -------------- \
+  ----------- ------------ -------------- -----------
+for kv in fp16 int4; do
+  for ctx in 1024 8192 32768; do
+    extra=()
+    [ "$kv" = int4 ] && extra=("${int4[@]}")
+    s="" best=""
+    for r in $(seq "$repeat"); do
+      out="$work/$kv-$ctx-$r"
+      (cd "$root" && "$exe" decode --model configs/models/gemma3n-e4b.json --context "$ctx" \
+        --tokens "$tokens" --set simulation.mode=timing "${extra[@]}" --out "$out" \
+        >"$work/log" 2>&1) || { cat "$work/log" >&2; exit 1; }
+      mean=$(sed -n 's/^ *mean of the [0-9]* tokens: \([0-9.]*\) ms\/token.*/\1/p' "$work/log")
+      wall=$(json_number "$out/speed.json" wall_time_s)
+      if [ -z "$best" ] || awk -v a="$wall" -v b="$best" 'BEGIN { exit !(a < b) }'; then
+        best=$wall s="$out/speed.json"
+      fi
+    done
+    awk -v ctx="$ctx" -v kv="$kv" -v mean="$mean" -v tokens="$tokens" \
+      -v wall="$(json_number "$s" wall_time_s)" -v ratio="$(json_number "$s" sim_per_wall)" \
+      -v tx="$(json_number "$s" ddr_transactions)" \
+      -v txs="$(json_number "$s" ddr_transactions_per_wall_s)" \
+      -v rss="$(json_number "$s" peak_rss_mib)" 'BEGIN {
+        printf "| %-7s | %-4s | %12.3f | %12.3f | %9.2f | %10d | %12.0f | %9.1f |\n",
+               ctx, kv, mean, wall / tokens, ratio, tx, txs, rss }'
+  done
+done
+
+if [ "$table" = 1 ]; then
+  echo
+  start=$(date +%s.%N)
+  (cd "$root" && "$exe" decode-table --sweep configs/sweeps/decode-table.json \
+    --out "$work/table" >"$work/log" 2>&1) || { cat "$work/log" >&2; exit 1; }
+  end=$(date +%s.%N)
+  awk -v s="$start" -v e="$end" 'BEGIN { printf "main-job decode table: %.1f s wall\n", e - s }'
+fi
+
+if [ "$micro" = 1 ]; then
+  for b in pccx_bench pccx_bench_ddr pccx_bench_gemv; do
+    bin="$(dirname "$exe")/../../tests/bench/$b"
+    [ -x "$bin" ] || { echo "bench.sh: $bin not built (PCCX_BUILD_BENCH=ON)" >&2; exit 2; }
+    echo
+    "$bin"
+  done
+fi
