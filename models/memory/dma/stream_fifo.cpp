@@ -41,8 +41,16 @@ void stream_fifo::wait_for_space(uint64_t bytes) {
                                 " bytes can never fit a FIFO of " + std::to_string(capacity_));
   if (free_space() >= bytes) return;
   const sc_time t0 = sc_core::sc_time_stamp();
+  ++space_waiters_;
   while (free_space() < bytes) sc_core::wait(popped_);
+  --space_waiters_;
   stats_.producer_stall += sc_core::sc_time_stamp() - t0;
+}
+
+void stream_fifo::notify_space() {
+  // A waiter re-checks the space when it wakes, so a notification no one
+  // waits for can be left out.
+  if (space_waiters_ > 0) popped_.notify(sc_core::SC_ZERO_TIME);
 }
 
 void stream_fifo::reserve(uint64_t bytes) {
@@ -58,7 +66,7 @@ bool stream_fifo::try_reserve(uint64_t bytes) {
 
 void stream_fifo::unreserve(uint64_t bytes) {
   reserved_ -= std::min(bytes, reserved_);
-  popped_.notify(sc_core::SC_ZERO_TIME);  // space appeared
+  notify_space();
 }
 
 void stream_fifo::append(uint64_t bytes, const sc_time& ready, const uint8_t* data) {
@@ -83,7 +91,7 @@ void stream_fifo::append(uint64_t bytes, const sc_time& ready, const uint8_t* da
   level_ += bytes;
   stats_.bytes_pushed += bytes;
   stats_.max_level = std::max(stats_.max_level, level_);
-  pushed_.notify(sc_core::SC_ZERO_TIME);
+  if (data_waiters_ > 0) pushed_.notify(sc_core::SC_ZERO_TIME);
 }
 
 void stream_fifo::push(uint64_t bytes, const sc_time& ready, const uint8_t* data) {
@@ -121,7 +129,7 @@ sc_time stream_fifo::remove(uint64_t bytes, uint8_t* out) {
   head_ = (head_ + bytes) % capacity_;
   level_ -= bytes;
   stats_.bytes_popped += bytes;
-  popped_.notify(sc_core::SC_ZERO_TIME);
+  notify_space();
   return latest;
 }
 
@@ -134,7 +142,9 @@ sc_time stream_fifo::pop(uint64_t bytes, uint8_t* out) {
   for (;;) {
     const auto rt = ready_time(bytes);
     if (!rt) {
+      ++data_waiters_;
       sc_core::wait(pushed_);
+      --data_waiters_;
       continue;
     }
     const sc_time now = sc_core::sc_time_stamp();

@@ -79,10 +79,6 @@ class stream_fifo {
   std::optional<sc_core::sc_time> try_pop(uint64_t bytes, uint8_t* out,
                                           const sc_core::sc_time& consumer_time);
 
-  // Notified on every push / pop (for modules that wait on several things).
-  const sc_core::sc_event& pushed_event() const { return pushed_; }
-  const sc_core::sc_event& popped_event() const { return popped_; }
-
   const stats& statistics() const { return stats_; }
 
  private:
@@ -93,6 +89,7 @@ class stream_fifo {
   void append(uint64_t bytes, const sc_core::sc_time& ready, const uint8_t* data);
   sc_core::sc_time remove(uint64_t bytes, uint8_t* out);  // returns the latest ready time
   void wait_for_space(uint64_t bytes);
+  void notify_space();  // wakes a producer waiting for space, if one is
 
   std::string name_;
   uint64_t capacity_;
@@ -102,8 +99,12 @@ class stream_fifo {
   std::deque<chunk> chunks_;
   std::vector<uint8_t> ring_;  // functional mode only
   uint64_t head_ = 0;          // ring index of the oldest byte
+  // Only the FIFO's own blocking calls wait on these, and only while a
+  // waiter exists are they notified: a decoupled consumer pops thousands of
+  // records per quantum, and an event nobody waits for still costs a delta.
   sc_core::sc_event pushed_;
   sc_core::sc_event popped_;
+  unsigned space_waiters_ = 0, data_waiters_ = 0;
   stats stats_;
 };
 

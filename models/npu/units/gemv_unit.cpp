@@ -144,7 +144,12 @@ threaded_unit::result gemv_unit::execute(const dispatched_instruction& d) {
     // contiguous parts (part f = records floor(fR/F)..floor((f+1)R/F) - 1,
     // one DMA stream per FIFO, as the driver submits a ring segment list),
     // taken round-robin so every HP channel streams at once.
-    std::vector<uint32_t> order(records), fifo_of(records), step_of(records);
+    std::vector<uint32_t>& order = scratch_.order;
+    std::vector<uint32_t>& fifo_of = scratch_.fifo_of;
+    std::vector<uint32_t>& step_of = scratch_.step_of;
+    order.assign(records, 0);
+    fifo_of.assign(records, 0);
+    step_of.assign(records, 0);
     if (codec) {
       uint32_t p = 0;
       for (uint32_t i = 0; p < records; ++i)
@@ -159,22 +164,27 @@ threaded_unit::result gemv_unit::execute(const dispatched_instruction& d) {
     for (uint32_t p = 0; p < records; ++p) step_of[order[p]] = p;
     // words_after(p): the words completed by step p, in word order, as
     // after_word[after_begin[p] .. after_begin[p + 1]).
-    std::vector<uint32_t> last_step(out_words, records - 1);  // value accumulation: the end
+    std::vector<uint32_t>& last_step = scratch_.last_step;
+    last_step.assign(out_words, records - 1);  // value accumulation: the end
     if (!kv_values)
       for (uint32_t w = 0; w < out_words; ++w) {
         uint32_t last = 0;
         const matmul::word_span span = matmul::elements_of_word(w, uint64_t{M} * N);
-        for (uint64_t i = span.first; i < span.last; ++i)
-          last = std::max(last, step_of[static_cast<uint32_t>(i % N)]);
+        auto n = static_cast<uint32_t>(span.first % N);  // output column of element i
+        for (uint64_t i = span.first; i < span.last; ++i) {
+          last = std::max(last, step_of[n]);
+          if (++n == N) n = 0;
+        }
         last_step[w] = last;
       }
-    std::vector<uint32_t> after_begin(size_t{records} + 1, 0), after_word(out_words);
+    std::vector<uint32_t>& after_begin = scratch_.after_begin;
+    std::vector<uint32_t>& after_word = scratch_.after_word;
+    after_begin.assign(size_t{records} + 1, 0);
+    after_word.assign(out_words, 0);
     for (uint32_t w = 0; w < out_words; ++w) ++after_begin[last_step[w] + 1];
     for (uint32_t p = 0; p < records; ++p) after_begin[p + 1] += after_begin[p];
-    {
-      std::vector<uint32_t> fill(after_begin.begin(), after_begin.end() - 1);
-      for (uint32_t w = 0; w < out_words; ++w) after_word[fill[last_step[w]]++] = w;
-    }
+    scratch_.fill.assign(after_begin.begin(), after_begin.end() - 1);
+    for (uint32_t w = 0; w < out_words; ++w) after_word[scratch_.fill[last_step[w]]++] = w;
 
     // The dequantize stage (KV formats other than unscaled INT4, which the
     // LUT multipliers take as they are): one shared stage, head_dim / width
@@ -202,7 +212,8 @@ threaded_unit::result gemv_unit::execute(const dispatched_instruction& d) {
       const uint64_t slot = head_parallel ? m / active : m;  // position in its core's queue
       row_out[m] = period * static_cast<double>((slot + 1) * k_cycles) + pipe;
     }
-    std::vector<sc_time> done(size_t{M} * N);  // output element leaves the pipeline
+    std::vector<sc_time>& done = scratch_.done;  // output element leaves the pipeline
+    done.assign(size_t{M} * N, SC_ZERO_TIME);
     std::vector<float> y(functional ? size_t{M} * N : 0);
     std::vector<uint8_t> rec_buf(functional ? rec : 0);
     std::vector<float> sw(S, 1.0f);

@@ -83,6 +83,13 @@ class gemv_unit : public threaded_unit {
   perf_counters& counters_;
   decoupled_clock clock_;
   stats stats_;
+  // Per-instruction bookkeeping, kept between instructions so that decode
+  // (thousands of GEMVs of up to 16K rows) does not allocate and fault in
+  // fresh pages for every one.
+  struct scratch {
+    std::vector<uint32_t> order, fifo_of, step_of, last_step, after_begin, after_word, fill;
+    std::vector<sc_core::sc_time> done;
+  } scratch_;
 };
 
 }  // namespace pccx::npu
