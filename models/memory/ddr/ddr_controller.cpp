@@ -45,6 +45,7 @@ ddr_controller::ddr_controller(sc_core::sc_module_name name, const ddr_params& p
     : sc_core::sc_module(name),
       socket(make_sockets(std::make_index_sequence<kDdrPorts>{})),
       params_(checked(params)),
+      tick_s_(sc_core::sc_get_time_resolution().to_seconds()),
       efficiency_(derive_efficiency(params.dram)),
       log_(this->name()),
       scheduler_(params_, efficiency_),
@@ -136,9 +137,8 @@ void ddr_controller::b_transport(int id, tlm::tlm_generic_payload& tr, sc_time& 
   a.completion = g.end + (write ? params_.write_latency : params_.read_latency);
   // Waiting to start, plus the time the transfer took beyond what its port
   // alone would need (both in whole ticks, as the timeline rounds).
-  const double tick_s = sc_core::sc_get_time_resolution().to_seconds();
   const auto at_cap = static_cast<uint64_t>(
-      std::llround(static_cast<double>(length) / params_.port_cap_bytes_per_s[id] / tick_s));
+      std::llround(static_cast<double>(length) / params_.port_cap_bytes_per_s[id] / tick_s_));
   const uint64_t took = (a.end - a.start).value();
   a.queueing = (a.start - a.arrival) + sc_time::from_value(took > at_cap ? took - at_cap : 0);
   a.port_wait = g.ready - a.arrival;

@@ -77,6 +77,7 @@ class ddr_controller : public sc_core::sc_module {
   void write_trace(const ddr_access& a);
 
   ddr_params params_;
+  double tick_s_;  // the kernel's time resolution, seconds
   ddr_efficiency efficiency_;
   log::logger log_;
   bandwidth_scheduler scheduler_;

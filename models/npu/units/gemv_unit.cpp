@@ -159,7 +159,8 @@ threaded_unit::result gemv_unit::execute(const dispatched_instruction& d) {
           if (b + i < e) order[p] = b + i, fifo_of[p] = f, ++p;
         }
     } else {
-      for (uint32_t n = 0; n < records; ++n) order[n] = n, fifo_of[n] = n % F;
+      for (uint32_t n = 0, f = 0; n < records; ++n, f = f + 1 == F ? 0 : f + 1)
+        order[n] = n, fifo_of[n] = f;
     }
     for (uint32_t p = 0; p < records; ++p) step_of[order[p]] = p;
     // words_after(p): the words completed by step p, in word order, as
@@ -232,10 +233,12 @@ threaded_unit::result gemv_unit::execute(const dispatched_instruction& d) {
       if (d.produces) d.produces->publish(mm->dest_reg + w, t);
       return written;
     };
+    uint32_t core = 0;
     for (uint32_t p = 0; p < records; ++p) {
       const uint32_t n = order[p];
       mem::stream_fifo& fifo = *fifos_[fifo_of[p]];
-      sc_time& free_at = core_free[head_parallel || kv_values ? 0 : p % active];
+      sc_time& free_at = core_free[core];  // p mod active, or the one shared queue
+      if (!(head_parallel || kv_values) && ++core == active) core = 0;
       uint8_t* buf = functional ? rec_buf.data() : nullptr;
       sc_time start;
       if (dequant) {
