@@ -103,6 +103,7 @@ struct ddr_config {
 struct dma_config {
   std::uint32_t block_bytes = 4096;
   std::uint32_t outstanding = 4;
+  std::uint32_t coalesce_blocks = 8;
   std::uint32_t descriptor_depth = 8;
   std::uint32_t status_depth = 8;
   std::uint32_t alignment_bytes = 16;
@@ -115,6 +116,10 @@ struct dma_config {
             "Bytes per DDR transaction: smaller gives finer traces, larger runs faster",
             range(16, 16777216));
     v.field("outstanding", outstanding, "Blocks a channel may have in flight", range(1, 256));
+    v.field("coalesce_blocks", coalesce_blocks,
+            "Blocks a reading channel may carry in one DDR transaction, each still timed on its "
+            "own (1: one transaction per block)",
+            range(1, 256));
     v.field("descriptor_depth", descriptor_depth, "Descriptor queue depth per channel",
             range(1, 1024));
     v.field("status_depth", status_depth, "Status queue depth per channel", range(1, 1024));

@@ -35,7 +35,7 @@ void fake_ddr::fill_pattern(uint64_t addr, uint64_t n, uint8_t seed) {
 }
 
 void fake_ddr::b_transport(int, tlm::tlm_generic_payload& tx, sc_time& delay) {
-  const auto* traffic = tx.get_extension<mem::ddr_traffic>();
+  auto* traffic = tx.get_extension<mem::ddr_traffic>();
   const sc_time now = sc_core::sc_time_stamp();
   record r{tx.get_command(),
            tx.get_address(),
@@ -69,6 +69,8 @@ void fake_ddr::b_transport(int, tlm::tlm_generic_payload& tx, sc_time& delay) {
   }
   r.completion = completion;
   log.push_back(r);
+  traffic->transfer_start = begin;
+  traffic->transfer_end = busy;
   delay = completion - now;
   tx.set_response_status(tlm::TLM_OK_RESPONSE);
 }
@@ -176,6 +178,7 @@ dma_bench::dma_bench(bench_options o) : opt(std::move(o)) {
     p.ddr_size = opt.ddr_size;
     p.block_bytes = opt.dma.block_bytes;
     p.outstanding = opt.dma.outstanding;
+    p.coalesce_blocks = opt.dma.coalesce_blocks;
     p.descriptor_depth = opt.dma.descriptor_depth;
     p.status_depth = opt.dma.status_depth;
     p.alignment_bytes = opt.dma.alignment_bytes;

@@ -32,6 +32,10 @@ std::optional<traffic_class> parse_traffic_class(std::string_view name);
 struct ddr_traffic : tlm::tlm_extension<ddr_traffic> {
   ddr_port port = ddr_port::cpu;
   traffic_class cls = traffic_class::host;
+  // Set by the controller: when the first byte moved and when the last one
+  // had moved (before the access latency). An initiator that carries several
+  // blocks in one transaction uses them to time each block.
+  sc_core::sc_time transfer_start, transfer_end;
 
   ddr_traffic() = default;
   ddr_traffic(ddr_port p, traffic_class c) : port(p), cls(c) {}

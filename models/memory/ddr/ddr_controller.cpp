@@ -79,7 +79,7 @@ void ddr_controller::reject(tlm::tlm_generic_payload& tr, tlm::tlm_response_stat
 
 void ddr_controller::b_transport(int id, tlm::tlm_generic_payload& tr, sc_time& delay) {
   const auto port = static_cast<ddr_port>(id);
-  const ddr_traffic* ext = tr.get_extension<ddr_traffic>();
+  ddr_traffic* ext = tr.get_extension<ddr_traffic>();
   if (!ext)
     return reject(tr, tlm::TLM_GENERIC_ERROR_RESPONSE, port,
                   "no ddr_traffic extension (every DDR transaction must name its port and "
@@ -147,6 +147,8 @@ void ddr_controller::b_transport(int id, tlm::tlm_generic_payload& tr, sc_time& 
   if (trace_) write_trace(a);
   if (observer_) observer_(a);
 
+  ext->transfer_start = a.start;
+  ext->transfer_end = a.end;
   delay = a.completion - now;
   tr.set_response_status(tlm::TLM_OK_RESPONSE);
 }

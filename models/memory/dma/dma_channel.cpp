@@ -73,7 +73,12 @@ dma_channel::dma_channel(sc_core::sc_module_name name, const dma_channel_params&
                                 " disagree on functional mode");
   mmio.register_b_transport(this, &dma_channel::b_transport);
   mmio.register_transport_dbg(this, &dma_channel::transport_dbg);
-  if (params_.functional) buffer_.resize(block_);
+  if (params_.coalesce_blocks == 0)
+    throw std::invalid_argument(std::string(name) + ": coalesce_blocks must be at least 1");
+  if (params_.functional)
+    buffer_.resize(size_t{block_} * (params_.direction == dma_direction::ddr_to_stream
+                                         ? params_.coalesce_blocks
+                                         : 1));
   tx_.set_extension(&traffic_);
   SC_THREAD(run);
 }
@@ -188,9 +193,23 @@ void dma_channel::move(const descriptor& d) {
   sc_time last = start;
   uint64_t addr = d.addr;
   uint64_t left = d.bytes;
+  // Blocks may share a transaction only while the blocks in flight outlast
+  // the DDR latency: then each block's transfer follows the previous one
+  // without a gap, and one transaction of several blocks, timed block by
+  // block, gives the times the blocks would have had on their own. Learnt
+  // from the descriptor's previous transaction (the first goes alone).
+  bool gapless = false;
   while (left > 0) {
-    const uint32_t n = static_cast<uint32_t>(std::min<uint64_t>(block_, left));
-    if (in_flight.size() >= params_.outstanding) {
+    // Blocks this transaction carries: one, or when reading into the FIFO up
+    // to coalesce_blocks that the FIFO has room for now.
+    uint64_t group = 1;
+    if (!to_ddr && gapless && params_.coalesce_blocks > 1)
+      group = std::max<uint64_t>(
+          1, std::min<uint64_t>({params_.coalesce_blocks, (left + block_ - 1) / block_,
+                                 fifo_.free_space() / block_}));
+    const uint32_t n = static_cast<uint32_t>(std::min<uint64_t>(uint64_t{block_} * group, left));
+    // Block k + outstanding leaves when block k has completed.
+    while (in_flight.size() >= params_.outstanding) {
       set_local(std::max(local_now(), in_flight.front()));
       in_flight.pop_front();
     }
@@ -220,6 +239,7 @@ void dma_channel::move(const descriptor& d) {
     tx_.set_dmi_allowed(false);
     tx_.set_response_status(tlm::TLM_INCOMPLETE_RESPONSE);
     sc_time delay = qk_.get_local_time();
+    traffic_.transfer_start = traffic_.transfer_end = SC_ZERO_TIME;  // a DDR may not set them
     ddr->b_transport(tx_, delay);
     ++stats_.transactions;
     if (!tx_.is_response_ok()) {
@@ -233,9 +253,40 @@ void dma_channel::move(const descriptor& d) {
       return;
     }
     const sc_time completion = sc_core::sc_time_stamp() + delay;
-    if (!to_ddr) fifo_.push(n, completion, data);
-    in_flight.push_back(completion);
-    in_flight_bytes_.push_back({completion, n});
+    {
+      const sc_time end = traffic_.transfer_end, start = traffic_.transfer_start;
+      const bool timed = end > SC_ZERO_TIME && end >= start && completion >= end;
+      // One block's transfer time, times the other blocks in flight with it.
+      const double cover = timed ? static_cast<double>((end - start).value()) * block_ / n *
+                                       (params_.outstanding - 1.0)
+                                 : 0.0;
+      gapless = timed && params_.outstanding > 1 &&
+                cover >= static_cast<double>((completion - end).value());
+    }
+    if (group == 1) {
+      if (!to_ddr) fifo_.push(n, completion, data);
+      in_flight.push_back(completion);
+      in_flight_bytes_.push_back({completion, n});
+    } else {
+      // Each block completes when its last byte has moved (the transfer's
+      // bytes spread evenly over its time) plus the access latency, as it
+      // would have on its own behind the previous one.
+      const uint64_t from = traffic_.transfer_start.value();
+      const uint64_t span = traffic_.transfer_end.value() - from;
+      const sc_time latency = completion - traffic_.transfer_end;
+      uint64_t moved = 0;
+      for (uint64_t b = 0; b < group; ++b) {
+        const uint32_t part = static_cast<uint32_t>(std::min<uint64_t>(block_, n - moved));
+        moved += part;
+        const sc_time at =
+            sc_time::from_value(
+                from + static_cast<uint64_t>(static_cast<unsigned __int128>(span) * moved / n)) +
+            latency;
+        fifo_.push(part, at, data ? data + (moved - part) : nullptr);
+        in_flight.push_back(at);
+        in_flight_bytes_.push_back({at, part});
+      }
+    }
     last = std::max(last, completion);
     addr += n;
     left -= n;

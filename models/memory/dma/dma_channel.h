@@ -45,6 +45,7 @@ struct dma_channel_params {
   uint32_t descriptor_depth = 8;                         // dma.descriptor_depth
   uint32_t status_depth = 8;                             // dma.status_depth
   uint32_t alignment_bytes = 16;                         // dma.alignment_bytes
+  uint32_t coalesce_blocks = 8;                          // dma.coalesce_blocks
   bool functional = true;                                // simulation.mode == functional
 
   // Port, direction and default class of page n (0..5); the other fields
@@ -90,7 +91,7 @@ class dma_channel : public sc_core::sc_module {
 
   const dma_channel_params& params() const { return params_; }
   stream_fifo& fifo() { return fifo_; }
-  uint32_t block_bytes() const { return block_; }  // effective transaction size
+  uint32_t block_bytes() const { return block_; }  // effective block size
   uint32_t error_bits() const { return err_; }
   // "RANGE, ALIGN_ADDR" for PCCX_DMA_ERR_* bits.
   static std::string error_names(uint32_t bits);
