@@ -126,7 +126,8 @@ sc_time stream_fifo::remove(uint64_t bytes, uint8_t* out) {
     std::memcpy(out + first, &ring_[0], bytes - first);
   }
   if (!functional_ && out) std::memset(out, 0, bytes);  // timing mode carries no data
-  head_ = (head_ + bytes) % capacity_;
+  head_ += bytes;  // bytes <= level <= capacity: one wrap at most
+  if (head_ >= capacity_) head_ -= capacity_;
   level_ -= bytes;
   stats_.bytes_popped += bytes;
   notify_space();

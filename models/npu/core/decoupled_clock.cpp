@@ -4,20 +4,25 @@ namespace pccx::npu {
 
 using sc_core::sc_time;
 
-void decoupled_clock::advance_to(const sc_time& t) {
-  const sc_time now = sc_core::sc_time_stamp();
-  if (t > local()) qk_.set(t - now);
-  if (qk_.need_sync()) qk_.sync();
+void decoupled_clock::reset() {
+  offset_ = sc_core::SC_ZERO_TIME;
+  next_sync_ =
+      sc_core::sc_time_stamp() + tlm::tlm_global_quantum::instance().compute_local_quantum();
+}
+
+void decoupled_clock::sync() {
+  sc_core::wait(offset_);
+  reset();
 }
 
 void decoupled_clock::sync_to(const sc_time& t) {
   const sc_time now = sc_core::sc_time_stamp();
-  qk_.set(t > now ? t - now : sc_core::SC_ZERO_TIME);
-  qk_.sync();
+  offset_ = t > now ? t - now : sc_core::SC_ZERO_TIME;
+  sync();
 }
 
 void decoupled_clock::resume_at(const sc_time& t) {
-  qk_.set(sc_core::SC_ZERO_TIME);
+  offset_ = sc_core::SC_ZERO_TIME;
   advance_to(t);
 }
 
