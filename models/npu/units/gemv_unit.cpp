@@ -151,13 +151,12 @@ threaded_unit::result gemv_unit::execute(const dispatched_instruction& d) {
     fifo_of.assign(records, 0);
     step_of.assign(records, 0);
     if (codec) {
+      std::vector<uint32_t> part(F + 1);  // part f: records part[f] .. part[f + 1] - 1
+      for (uint32_t f = 0; f <= F; ++f) part[f] = static_cast<uint32_t>(uint64_t{f} * records / F);
       uint32_t p = 0;
       for (uint32_t i = 0; p < records; ++i)
-        for (uint32_t f = 0; f < F; ++f) {
-          const uint32_t b = static_cast<uint32_t>(uint64_t{f} * records / F);
-          const uint32_t e = static_cast<uint32_t>(uint64_t{f + 1} * records / F);
-          if (b + i < e) order[p] = b + i, fifo_of[p] = f, ++p;
-        }
+        for (uint32_t f = 0; f < F; ++f)
+          if (part[f] + i < part[f + 1]) order[p] = part[f] + i, fifo_of[p] = f, ++p;
     } else {
       for (uint32_t n = 0, f = 0; n < records; ++n, f = f + 1 == F ? 0 : f + 1)
         order[n] = n, fifo_of[n] = f;

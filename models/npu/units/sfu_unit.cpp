@@ -208,7 +208,8 @@ void sfu_unit::run(const isa::cvo_instr& cv, result_stream* chained) {
       const uint32_t c = std::min(params_.chunk_words, upto - written);
       sc_time earliest = SC_ZERO_TIME;
       for (uint32_t i = 0; i < c; ++i)
-        earliest = std::max(earliest, word_out_[written + i] - period * static_cast<double>(i));
+        earliest =
+            std::max(earliest, word_out_[written + i] - sc_time::from_value(period.value() * i));
       clock_.advance_to(earliest);
       end_ = l2_.write(kPort, cv.dst + written, c,
                        arith ? dst_buf_.data() + size_t{written} * kWord : nullptr, earliest);
@@ -227,8 +228,8 @@ void sfu_unit::run(const isa::cvo_instr& cv, result_stream* chained) {
     if (ready > free) input_wait += ready - free;
     entry = first ? ready : std::max(entry + period, ready);
     first = false;
-    entry += period * static_cast<double>(count - 1);
-    return entry;  // entry of the word's last element
+    entry += sc_time::from_value(period.value() * (count - 1));  // exact, no double
+    return entry;                                                // entry of the word's last element
   };
   float multiplier = 1.0f;
   if (scale) {
