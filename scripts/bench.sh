@@ -24,6 +24,9 @@ micro=0
 repeat=3
 while [ $# -gt 0 ]; do
   case "$1" in
+    --exe|--repeat) [ $# -ge 2 ] || { echo "bench.sh: $1 needs a value" >&2; exit 2; } ;;
+  esac
+  case "$1" in
     --exe) exe="$2"; shift 2 ;;
     --no-table) table=0; shift ;;
     --micro) micro=1; shift ;;
@@ -32,6 +35,10 @@ while [ $# -gt 0 ]; do
        exit 2 ;;
   esac
 done
+
+case "$repeat" in
+  ''|*[!0-9]*|0) echo "bench.sh: --repeat needs a positive whole number, not '$repeat'" >&2; exit 2 ;;
+esac
 
 if [ -z "$exe" ]; then
   cmake -S "$root" -B "$build" -DCMAKE_BUILD_TYPE=Release -DPCCX_BUILD_TESTS=OFF \
