@@ -16,18 +16,8 @@ if [ "$mode" = test ]; then
   packages+=(gcc-aarch64-linux-gnu)  # the firmware cross-compile test
 fi
 
-install_missing() {
-  local missing=()
-  for p in "${packages[@]}"; do
-    dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
-  done
-  [ ${#missing[@]} -eq 0 ] && return 0
-  echo "pccx-vp: installing ${missing[*]}"
-  local sudo=""
-  [ "$(id -u)" -ne 0 ] && sudo=sudo
-  $sudo apt-get update -qq
-  DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq --no-install-recommends "${missing[@]}"
-}
+# shellcheck source=SCRIPTDIR/lib/install_missing.sh
+source "$root/scripts/lib/install_missing.sh"
 
 configure_and_build() {
   cmake -S "$root" -B "$build" -DCMAKE_BUILD_TYPE=Release "$@"
@@ -36,7 +26,7 @@ configure_and_build() {
 
 case "$mode" in
   run)
-    install_missing
+    install_missing "${packages[@]}"
     configure_and_build -DPCCX_BUILD_TESTS=OFF
     exe="$(cd "$build" && pwd)/platform/app/pccx-vp"
     # From the repository root, so the tables name the sweep and models by
@@ -45,7 +35,7 @@ case "$mode" in
     echo "pccx-vp: outputs in out/main (decode_table.md, decode_table.csv, decode_table.json, cells/)"
     ;;
   test)
-    install_missing
+    install_missing "${packages[@]}"
     configure_and_build -DPCCX_BUILD_TESTS=ON
     ctest --test-dir "$build" -j "$jobs" --output-on-failure
     ;;

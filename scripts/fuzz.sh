@@ -35,19 +35,9 @@ fi
 
 packages=(clang cmake pkg-config libsystemc-dev nlohmann-json3-dev
           libboost-program-options-dev libgtest-dev)
-install_missing() {
-  local missing=()
-  for p in "${packages[@]}"; do
-    dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
-  done
-  [ ${#missing[@]} -eq 0 ] && return 0
-  echo "pccx-vp: installing ${missing[*]}"
-  local sudo=""
-  [ "$(id -u)" -ne 0 ] && sudo=sudo
-  $sudo apt-get update -qq
-  DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq --no-install-recommends "${missing[@]}"
-}
-install_missing
+# shellcheck source=SCRIPTDIR/lib/install_missing.sh
+source "$root/scripts/lib/install_missing.sh"
+install_missing "${packages[@]}"
 
 launcher=()
 if command -v ccache >/dev/null; then
@@ -108,8 +98,8 @@ for h in "${harnesses[@]}"; do
     dest="$root/tests/fuzz/seeds/$h/regress-$sha"
     cp "$a" "$dest"
     kind=$(basename "$a" | cut -d- -f1)
-    echo "fuzz.sh: $h: $kind input saved as ${dest#$root/}" >&2
-    failed+=("${dest#$root/}")
+    echo "fuzz.sh: $h: $kind input saved as ${dest#"$root"/}" >&2
+    failed+=("${dest#"$root"/}")
     result="$kind"
   done
   if [ "$rc" -ne 0 ] && [ "$result" = ok ]; then

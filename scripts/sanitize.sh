@@ -18,20 +18,10 @@ packages=(build-essential cmake pkg-config libsystemc-dev nlohmann-json3-dev
           libboost-program-options-dev libgtest-dev
           gcc-aarch64-linux-gnu)  # the firmware cross-compile test
 
-install_missing() {
-  local missing=()
-  for p in "${packages[@]}"; do
-    dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
-  done
-  [ ${#missing[@]} -eq 0 ] && return 0
-  echo "pccx-vp: installing ${missing[*]}"
-  local sudo=""
-  [ "$(id -u)" -ne 0 ] && sudo=sudo
-  $sudo apt-get update -qq
-  DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq --no-install-recommends "${missing[@]}"
-}
+# shellcheck source=SCRIPTDIR/lib/install_missing.sh
+source "$root/scripts/lib/install_missing.sh"
 
-install_missing
+install_missing "${packages[@]}"
 
 launcher=()
 if command -v ccache >/dev/null 2>&1; then
