@@ -10,14 +10,18 @@ namespace pccx::mem {
 capacity_timeline::capacity_timeline(double ticks_per_second)
     : ticks_per_second_(ticks_per_second) {}
 
+// First breakpoint after t / at or after t.
 capacity_timeline::iterator capacity_timeline::upper_bound(uint64_t t) {
   return std::upper_bound(level_.begin(), level_.end(), t,
                           [](uint64_t v, const breakpoint& b) { return v < b.t; });
 }
+capacity_timeline::iterator capacity_timeline::lower_bound(uint64_t t) {
+  return std::lower_bound(level_.begin(), level_.end(), t,
+                          [](const breakpoint& b, uint64_t v) { return b.t < v; });
+}
 
 int64_t capacity_timeline::reserved_at(uint64_t t) const {
-  auto it = std::upper_bound(level_.begin(), level_.end(), t,
-                             [](uint64_t v, const breakpoint& b) { return v < b.t; });
+  auto it = const_cast<capacity_timeline*>(this)->upper_bound(t);  // a search, no change
   return it == level_.begin() ? 0 : std::prev(it)->level;
 }
 
@@ -67,8 +71,7 @@ capacity_timeline::interval capacity_timeline::reserve(uint64_t from, uint64_t b
 }
 
 size_t capacity_timeline::split_at(uint64_t t) {
-  auto it = std::lower_bound(level_.begin(), level_.end(), t,
-                             [](const breakpoint& b, uint64_t v) { return b.t < v; });
+  auto it = lower_bound(t);
   if (it != level_.end() && it->t == t) return static_cast<size_t>(it - level_.begin());
   const int64_t before = it == level_.begin() ? 0 : std::prev(it)->level;
   const auto made = level_.insert(it, breakpoint{t, before});  // may reallocate
@@ -76,8 +79,7 @@ size_t capacity_timeline::split_at(uint64_t t) {
 }
 
 void capacity_timeline::merge_at(uint64_t t) {
-  auto it = std::lower_bound(level_.begin(), level_.end(), t,
-                             [](const breakpoint& b, uint64_t v) { return b.t < v; });
+  auto it = lower_bound(t);
   if (it == level_.end() || it->t != t) return;
   const int64_t before = it == level_.begin() ? 0 : std::prev(it)->level;
   if (before == it->level) level_.erase(it);

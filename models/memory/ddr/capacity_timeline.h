@@ -49,6 +49,7 @@ class capacity_timeline {
 
   void add(uint64_t a, uint64_t b, int64_t rate);
   iterator upper_bound(uint64_t t);
+  iterator lower_bound(uint64_t t);
   size_t split_at(uint64_t t);  // index of the breakpoint at t, made if absent
   void merge_at(uint64_t t);
 

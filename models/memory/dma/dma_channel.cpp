@@ -253,16 +253,14 @@ void dma_channel::move(const descriptor& d) {
       return;
     }
     const sc_time completion = sc_core::sc_time_stamp() + delay;
-    {
-      const sc_time end = traffic_.transfer_end, start = traffic_.transfer_start;
-      const bool timed = end > SC_ZERO_TIME && end >= start && completion >= end;
-      // One block's transfer time, times the other blocks in flight with it.
-      const double cover = timed ? static_cast<double>((end - start).value()) * block_ / n *
-                                       (params_.outstanding - 1.0)
-                                 : 0.0;
-      gapless = timed && params_.outstanding > 1 &&
-                cover >= static_cast<double>((completion - end).value());
-    }
+    const sc_time xfer_start = traffic_.transfer_start, xfer_end = traffic_.transfer_end;
+    const bool timed = xfer_end > SC_ZERO_TIME && xfer_end >= xfer_start && completion >= xfer_end;
+    // One block's transfer time, times the other blocks in flight with it.
+    const double cover = timed ? static_cast<double>((xfer_end - xfer_start).value()) * block_ / n *
+                                     (params_.outstanding - 1.0)
+                               : 0.0;
+    gapless = timed && params_.outstanding > 1 &&
+              cover >= static_cast<double>((completion - xfer_end).value());
     if (group == 1) {
       if (!to_ddr) fifo_.push(n, completion, data);
       in_flight.push_back(completion);
@@ -271,9 +269,9 @@ void dma_channel::move(const descriptor& d) {
       // Each block completes when its last byte has moved (the transfer's
       // bytes spread evenly over its time) plus the access latency, as it
       // would have on its own behind the previous one.
-      const uint64_t from = traffic_.transfer_start.value();
-      const uint64_t span = traffic_.transfer_end.value() - from;
-      const sc_time latency = completion - traffic_.transfer_end;
+      const uint64_t from = xfer_start.value();
+      const uint64_t span = (xfer_end - xfer_start).value();
+      const sc_time latency = completion - xfer_end;
       uint64_t moved = 0;
       for (uint64_t b = 0; b < group; ++b) {
         const uint32_t part = static_cast<uint32_t>(std::min<uint64_t>(block_, n - moved));

@@ -219,7 +219,8 @@ threaded_unit::result gemv_unit::execute(const dispatched_instruction& d) {
     std::vector<float> sw(S, 1.0f);
     std::vector<int16_t> wq(functional && !codec ? K : 0);
     // The quantised activations widened once, for the dot products.
-    const std::vector<int16_t> a16(functional && !codec ? act.q.begin() : act.q.end(), act.q.end());
+    std::vector<int16_t> a16;
+    if (functional && !codec) a16.assign(act.q.begin(), act.q.end());
     std::vector<float> vhat(functional && codec ? codec->format().head_dim : 0);
     sc_time stall, dq_stall, last_done = ready;
     auto write_word = [&](uint32_t w) {

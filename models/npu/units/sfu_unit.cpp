@@ -228,8 +228,9 @@ void sfu_unit::run(const isa::cvo_instr& cv, result_stream* chained) {
     if (ready > free) input_wait += ready - free;
     entry = first ? ready : std::max(entry + period, ready);
     first = false;
-    entry += sc_time::from_value(period.value() * (count - 1));  // exact, no double
-    return entry;                                                // entry of the word's last element
+    // Whole ticks: exact, no rounding through a double.
+    entry += sc_time::from_value(period.value() * (count - 1));
+    return entry;  // entry of the word's last element
   };
   float multiplier = 1.0f;
   if (scale) {
