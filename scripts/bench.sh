@@ -12,7 +12,7 @@
 #   scripts/bench.sh --repeat N      runs per cell, the fastest kept (3): a
 #                                    shared machine's wall times scatter
 #
-# Targets (docs/performance.md): sim/wall >= 1.0 for the 32K FP16 token,
+# Targets (docs/results/performance.md): sim/wall >= 1.0 for the 32K FP16 token,
 # decode table <= 60 s wall, peak RSS <= 256 MiB.
 set -euo pipefail
 

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Runs the libFuzzer harnesses (docs/fuzzing.md).
+# Runs the libFuzzer harnesses (docs/development/fuzzing.md).
 #   scripts/fuzz.sh [SECONDS] [HARNESS...]
 # SECONDS per harness (default 60); HARNESS among memh_reader, config_loader,
 # instruction_words, dma_descriptors (default: all). Builds with clang in

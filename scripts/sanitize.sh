@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# pccx-vp sanitizer run (docs/sanitizers.md): installs missing Debian
+# pccx-vp sanitizer run (docs/development/sanitizers.md): installs missing Debian
 # packages, builds everything with AddressSanitizer, LeakSanitizer and
 # UndefinedBehaviorSanitizer (PCCX_SANITIZE=address;undefined), runs every
 # test suite, then prints every sanitizer report any process wrote and fails
@@ -47,7 +47,7 @@ mkdir -p "$reports"
 # SystemC thread still parked (firmware stopped by a bus error, a unit in
 # the middle of an instruction) never unwinds that coroutine stack, and
 # LeakSanitizer does not scan coroutine stacks, so everything those frames
-# still own is reported as leaked (docs/sanitizers.md).
+# still own is reported as leaked (docs/development/sanitizers.md).
 leaks="${PCCX_DETECT_LEAKS:-0}"
 export ASAN_OPTIONS="detect_leaks=$leaks:detect_stack_use_after_return=0:halt_on_error=1:\
 abort_on_error=1:disable_coredump=1:check_initialization_order=1:strict_init_order=1:\

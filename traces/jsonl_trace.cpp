@@ -1,4 +1,4 @@
-#include "trace/jsonl_trace.h"
+#include "traces/jsonl_trace.h"
 
 #include <cerrno>
 #include <cstring>

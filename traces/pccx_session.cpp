@@ -1,4 +1,5 @@
-#include "trace/pccx_session.h"
+#include "traces/pccx_session.h"
+#include "infra/text/hex.h"
 
 #include <array>
 #include <cerrno>
@@ -18,9 +19,7 @@ constexpr uint8_t kMajor = 1;
 constexpr uint8_t kMinor = 1;
 
 std::string hex64(uint64_t v) {
-  char buf[24];
-  std::snprintf(buf, sizeof buf, "0x%016" PRIx64, v);
-  return buf;
+  return text::hex_word(v);
 }
 
 void put_u64(std::string& out, uint64_t v) {

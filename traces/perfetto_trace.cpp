@@ -1,4 +1,4 @@
-#include "trace/perfetto_trace.h"
+#include "traces/perfetto_trace.h"
 
 #include <cerrno>
 #include <cmath>

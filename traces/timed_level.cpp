@@ -1,4 +1,4 @@
-#include "trace/timed_level.h"
+#include "traces/timed_level.h"
 
 #include <algorithm>
 #include <stdexcept>

@@ -1,4 +1,4 @@
-#include "trace/vcd_signals.h"
+#include "traces/vcd_signals.h"
 
 #include <sysc/tracing/sc_tracing_ids.h>
 

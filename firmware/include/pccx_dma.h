@@ -7,7 +7,7 @@
  * FIFO, ACP_RESULT drains its stream FIFO into DDR. Every register is 32 bits
  * wide and aligned. The page layout is defined by the platform (the pccx
  * bare-metal helper pages inspired it, with a 64-bit address instead of the
- * packed 72-bit DataMover command). See docs/memory-dma-l2.md.
+ * packed 72-bit DataMover command). See docs/models/memory-dma-l2.md.
  *
  * A descriptor is {64-bit DDR address, byte count, 4-bit tag, traffic class}:
  * write ADDR_LO, ADDR_HI, BYTES, then PUSH with the tag. A PUSH into a full

@@ -1,7 +1,7 @@
 /* The parameter block of the decode program (firmware/programs/
  * gemma_decode.c) and its entry with the block in memory. The host side
- * (platform/workload/decode_runner) writes the block; docs/decode.md
- * describes every field, docs/decode-model.md the arithmetic. All values
+ * (platform/workload/decode_runner) writes the block; docs/models/decode.md
+ * describes every field, docs/models/decode-model.md the arithmetic. All values
  * little endian; f32 fields are IEEE single bits.
  *
  * Header (GD_HEADER_BYTES):

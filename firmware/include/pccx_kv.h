@@ -1,7 +1,7 @@
 /* pccx KV-cache ring manager (driver side): where the K and V records of
  * every token live in DDR, which tokens are valid, and the DMA descriptors
  * that stream one (layer, head, K|V) of them. Implemented in
- * firmware/kv/pccx_kv.c, freestanding C11; docs/kv-driver.md is the
+ * firmware/kv/pccx_kv.c, freestanding C11; docs/models/kv-driver.md is the
  * reference.
  *
  * The NPU knows nothing of eviction: it only sees the descriptors this

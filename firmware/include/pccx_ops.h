@@ -2,12 +2,12 @@
  * SFU's limits: CVO instructions of at most `max_length` elements (the RTL
  * stream bridge holds 2,048), SCALE's scalar in the word before its vector,
  * REDUCE_SUM writing one word {sum, 0, ..., 0}, MUL/ADD combining with the
- * destination (docs/sfu.md). Each call issues instructions and returns; the
+ * destination (docs/models/sfu.md). Each call issues instructions and returns; the
  * caller synchronises (uca_sync) where it needs the results.
  *
  * L2 arguments are 128-bit word addresses; vectors are BF16, 8 per word.
  * Functions return PCCX_OPS_OK or a negative PCCX_OPS_E_*; on an error
- * nothing has been issued. docs/firmware.md, "Vector operations". */
+ * nothing has been issued. docs/guides/firmware.md, "Vector operations". */
 #ifndef PCCX_OPS_H
 #define PCCX_OPS_H
 

@@ -2,7 +2,7 @@
  * instruction stream through CMD_IN as a driver would, with the DMA
  * descriptors the stream needs, then waits for the NPU to go idle and for
  * every descriptor's status. `pccx-vp replay FILE.memh` builds the block
- * from a .memh file and a DMA file (docs/cli.md); the built-in program's
+ * from a .memh file and a DMA file (docs/guides/cli.md); the built-in program's
  * entry reads it from DDR at PCCX_REPLAY_ADDR_DEFAULT.
  *
  * Block, little endian:

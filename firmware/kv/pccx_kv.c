@@ -1,4 +1,4 @@
-/* KV-cache ring manager (pccx_kv.h, docs/kv-driver.md). Freestanding: no
+/* KV-cache ring manager (pccx_kv.h, docs/models/kv-driver.md). Freestanding: no
  * libc beyond <stdint.h>/<stddef.h>; the only hardware access is through the
  * DMA helpers (pccx_dma.h). */
 #include "pccx_kv.h"

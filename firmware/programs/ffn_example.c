@@ -18,7 +18,7 @@
  *  32  u64 w_down  D row records of K = F, even rows first, then odd rows
  *  40  u64 y       2·D bytes, written by the program
  *
- * A row record is the GEMV engine's (docs/gemv.md) with w_scale: one BF16
+ * A row record is the GEMV engine's (docs/models/gemv.md) with w_scale: one BF16
  * scale, then ceil(K/2) bytes of INT4 pairs, zero padded to a multiple of 16
  * bytes (npu.gemv.scale_group = 0). The engine takes output row n from weight
  * FIFO n mod 2, so the even rows stream through HP2 and the odd rows through

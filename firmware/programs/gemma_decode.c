@@ -1,7 +1,7 @@
 /* gemma_decode: the per-token decode of a Gemma-3n-style model on the NPU,
  * N tokens after a context of L tokens already in the KV rings. The
- * arithmetic is docs/decode-model.md; the instruction sequence and the
- * parameter block are docs/decode.md.
+ * arithmetic is docs/models/decode-model.md; the instruction sequence and the
+ * parameter block are docs/models/decode.md.
  *
  * The CPU's share per token: the embedding row and the per-layer embedding
  * row of the token (read from DDR, dequantised, scaled and staged as BF16),
@@ -482,7 +482,7 @@ static int stage_token(uint32_t tok, uint32_t pos) {
   }
   return 0;
 }
-/* ---- the steps of docs/decode-model.md ---- */
+/* ---- the steps of docs/models/decode-model.md ---- */
 
 static uint32_t xs_vec(uint32_t s) {
   return g_a.xs + s * g_a.xs_stride + 1u;

@@ -4,7 +4,7 @@
  * the weight rows streamed through the GEMV's two weight FIFOs (even rows on
  * HP2, odd rows on HP3), the shapes set with MEMSET, one GEMV, the result
  * moved back to DDR (ACP_RESULT + MEMCPY), then checked against the CPU's
- * own dot products. docs/user-guide.md walks through it.
+ * own dot products. docs/guides/user-guide.md walks through it.
  *
  * Built twice: as `gemv_bringup`, and with GEMV_BRINGUP_BUG defined as
  * `gemv_bringup_buggy`, which makes the classic mistake of writing the

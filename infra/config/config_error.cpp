@@ -1,4 +1,4 @@
-#include "config/config_error.h"
+#include "infra/config/config_error.h"
 
 namespace pccx::config {
 

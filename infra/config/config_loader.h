@@ -13,11 +13,10 @@
 #include <string>
 #include <vector>
 
-#include "config/config_error.h"
-#include "config/config_schema.h"
-#include "config/config_visitors.h"
-#include "config/layered_json.h"
-#include "config/platform_config.h"
+#include "infra/config/config_error.h"
+#include "infra/config/config_schema.h"
+#include "infra/config/config_visitors.h"
+#include "infra/config/layered_json.h"
 
 namespace pccx::config {
 
@@ -76,16 +75,7 @@ std::vector<key_info> describe_keys_as() {
   return describe_struct<Root>();
 }
 
-// ---- the platform configuration ---------------------------------------------
-
-platform_config load(const config_layers& layers);   // throws config_error
-nlohmann::json to_json(const platform_config& cfg);  // the effective configuration
-std::string dump_text(const platform_config& cfg);
-// Writes dump_text() to path ("-" = stdout); throws config_error on I/O failure.
-void dump(const platform_config& cfg, const std::string& path);
-std::vector<key_info> describe_keys();
-
-// Markdown table of key_info rows (the reference in docs/configuration.md).
+// Markdown table of key_info rows (the reference in docs/reference/configuration.md).
 std::string key_table_markdown(const std::vector<key_info>& keys);
 
 }  // namespace pccx::config

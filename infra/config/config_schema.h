@@ -28,11 +28,11 @@
 #include <utility>
 #include <vector>
 
-#include "config/config_error.h"
+#include "infra/config/config_error.h"
 
 namespace pccx::config {
 
-// One row of the key reference (docs/configuration.md, --help output).
+// One row of the key reference (docs/reference/configuration.md, --help output).
 struct key_info {
   std::string pointer;        // JSON pointer; "*" stands for any array index
   std::string type;           // "uint32", "number", "string", "object", ...

@@ -1,4 +1,4 @@
-#include "config/config_visitors.h"
+#include "infra/config/config_visitors.h"
 
 #include <algorithm>
 #include <cctype>

@@ -12,8 +12,8 @@
 #include <string>
 #include <vector>
 
-#include "config/config_error.h"
-#include "config/config_schema.h"
+#include "infra/config/config_error.h"
+#include "infra/config/config_schema.h"
 
 namespace pccx::config {
 

@@ -1,4 +1,4 @@
-#include "config/layered_json.h"
+#include "infra/config/layered_json.h"
 
 #include <cerrno>
 #include <cstdio>
@@ -8,7 +8,7 @@
 #include <iostream>
 #include <vector>
 
-#include "config/config_visitors.h"
+#include "infra/config/config_visitors.h"
 
 namespace pccx::config {
 

@@ -12,7 +12,7 @@
 #include <optional>
 #include <string>
 
-#include "config/config_error.h"
+#include "infra/config/config_error.h"
 
 namespace pccx::config {
 

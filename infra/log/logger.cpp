@@ -1,4 +1,4 @@
-#include "log/logger.h"
+#include "infra/log/logger.h"
 
 #include <cstdio>
 #include <iomanip>

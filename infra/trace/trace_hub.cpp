@@ -1,4 +1,4 @@
-#include "trace/trace_hub.h"
+#include "infra/trace/trace_hub.h"
 
 #include <cmath>
 

@@ -8,7 +8,7 @@
 #include <string>
 #include <systemc>
 
-#include "trace/jsonl_trace.h"
+#include "traces/jsonl_trace.h"
 
 namespace pccx::trace {
 

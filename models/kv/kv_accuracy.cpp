@@ -1,11 +1,11 @@
-#include "kv/kv_accuracy.h"
+#include "models/kv/kv_accuracy.h"
 
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
 #include <sstream>
 
-#include "kv/kv_codec.h"
+#include "models/kv/kv_codec.h"
 
 namespace pccx::kv {
 

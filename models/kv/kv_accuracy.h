@@ -4,15 +4,15 @@
 // attention output; for the rotated formats the measured distortion against
 // the 4^-b reference curve; for sink + window eviction the share of softmax
 // mass the kept tokens carry. `pccx-vp kv-accuracy` runs it and writes the
-// tables (docs/kv-formats.md shows one run).
+// tables (docs/reference/kv-formats.md shows one run).
 #pragma once
 
 #include <cstdint>
 #include <string>
 #include <vector>
 
-#include "kv/kv_format.h"
-#include "kv/kv_synthetic.h"
+#include "models/kv/kv_format.h"
+#include "models/kv/kv_synthetic.h"
 
 namespace pccx::kv {
 

@@ -1,4 +1,4 @@
-#include "kv/kv_codec.h"
+#include "models/kv/kv_codec.h"
 
 #include <algorithm>
 #include <array>
@@ -8,7 +8,7 @@
 #include <stdexcept>
 #include <string>
 
-#include "npu/units/bf16.h"
+#include "models/npu/units/bf16.h"
 
 namespace pccx::kv {
 

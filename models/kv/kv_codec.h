@@ -46,7 +46,7 @@
 #include <cstdint>
 #include <vector>
 
-#include "kv/kv_format.h"
+#include "models/kv/kv_format.h"
 
 namespace pccx::kv {
 

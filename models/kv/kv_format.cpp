@@ -1,4 +1,4 @@
-#include "kv/kv_format.h"
+#include "models/kv/kv_format.h"
 
 #include <sstream>
 #include <string>

@@ -6,7 +6,7 @@
 //
 // Every record is a whole number of 16-byte AXI beats (metadata included,
 // zero padded), so records can be streamed and addressed independently.
-// docs/kv-formats.md gives the byte layouts.
+// docs/reference/kv-formats.md gives the byte layouts.
 #pragma once
 
 #include <cstdint>

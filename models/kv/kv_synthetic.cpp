@@ -1,4 +1,4 @@
-#include "kv/kv_synthetic.h"
+#include "models/kv/kv_synthetic.h"
 
 #include <algorithm>
 #include <cmath>

@@ -1,4 +1,4 @@
-#include "child_process.h"
+#include "platform/app/child_process.h"
 
 #include <fcntl.h>
 #include <spawn.h>
@@ -18,7 +18,7 @@
 #include <stdexcept>
 #include <thread>
 
-#include "vp/top/simulation.h"
+#include "platform/vp/top/simulation.h"
 
 extern char** environ;
 

@@ -1,4 +1,4 @@
-#include "cli_options.h"
+#include "platform/app/cli_options.h"
 
 #include <boost/program_options.hpp>
 #include <cstdio>

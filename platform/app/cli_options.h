@@ -7,7 +7,7 @@
 #include <string>
 #include <vector>
 
-#include "config/config_loader.h"
+#include "platform/config/platform_loader.h"
 
 namespace pccx::app {
 

@@ -1,4 +1,4 @@
-#include "decode_table_command.h"
+#include "platform/app/decode_table_command.h"
 
 #include <chrono>
 #include <cstdio>
@@ -7,10 +7,10 @@
 #include <nlohmann/json.hpp>
 #include <sstream>
 
-#include "child_process.h"
-#include "config/config_error.h"
-#include "vp/top/simulation.h"
-#include "workload/decode_table.h"
+#include "platform/app/child_process.h"
+#include "infra/config/config_error.h"
+#include "platform/vp/top/simulation.h"
+#include "platform/workload/decode_table.h"
 
 namespace pccx::app {
 

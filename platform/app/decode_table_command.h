@@ -2,10 +2,10 @@
 // context) as a child `pccx-vp decode --json` process, --jobs at a time,
 // gathered into DIR/decode_table.{md,csv,json} with the cells' documents in
 // DIR/cells/ and the wall-clock figures in DIR/decode_table_timing.json.
-// docs/decode-table.md.
+// docs/guides/decode-table.md.
 #pragma once
 
-#include "cli_options.h"
+#include "platform/app/cli_options.h"
 
 namespace pccx::app {
 

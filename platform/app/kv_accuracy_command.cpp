@@ -1,12 +1,12 @@
-#include "kv_accuracy_command.h"
+#include "platform/app/kv_accuracy_command.h"
 
 #include <filesystem>
 #include <fstream>
 #include <nlohmann/json.hpp>
 #include <stdexcept>
 
-#include "kv/kv_accuracy.h"
-#include "vp/top/simulation.h"
+#include "models/kv/kv_accuracy.h"
+#include "platform/vp/top/simulation.h"
 
 namespace pccx::app {
 

@@ -6,7 +6,7 @@
 
 #include <ostream>
 
-#include "cli_options.h"
+#include "platform/app/cli_options.h"
 
 namespace pccx::app {
 

@@ -6,23 +6,23 @@
 #include <iostream>
 #include <systemc>
 
-#include "cli_options.h"
-#include "config/config_error.h"
-#include "config/config_loader.h"
-#include "decode_table_command.h"
-#include "kv_accuracy_command.h"
-#include "llm/ddr_plan.h"
-#include "llm/model_config.h"
-#include "npu/isa/instruction.h"
-#include "npu/isa/memh_reader.h"
-#include "replay_command.h"
-#include "sweep_command.h"
-#include "vp/firmware/firmware_loader.h"
-#include "vp/top/runtime_params.h"
-#include "vp/top/simulation.h"
-#include "workload/decode_plots.h"
-#include "workload/decode_report_json.h"
-#include "workload/decode_runner.h"
+#include "platform/app/cli_options.h"
+#include "infra/config/config_error.h"
+#include "platform/config/platform_loader.h"
+#include "platform/app/decode_table_command.h"
+#include "platform/app/kv_accuracy_command.h"
+#include "platform/workload/llm/ddr_plan.h"
+#include "platform/workload/llm/model_config.h"
+#include "models/npu/isa/instruction.h"
+#include "models/npu/isa/memh_reader.h"
+#include "platform/app/replay_command.h"
+#include "platform/app/sweep_command.h"
+#include "platform/vp/firmware/firmware_loader.h"
+#include "platform/vp/top/runtime_params.h"
+#include "platform/vp/top/simulation.h"
+#include "platform/workload/decode_plots.h"
+#include "platform/workload/decode_report_json.h"
+#include "platform/workload/decode_runner.h"
 
 namespace {
 
@@ -36,7 +36,7 @@ void write_decode_json(const std::string& path, const nlohmann::json& doc) {
     throw pccx::vp::input_error("cannot write " + path + " (--json)");
 }
 
-// The decode (docs/decode.md) of a model file: prints the report and,
+// The decode (docs/models/decode.md) of a model file: prints the report and,
 // with --json FILE, writes it (also when the decode fails, with the reason,
 // so a table of many runs can tell a plan that does not fit from a fault).
 int run_decode_command(const pccx::config::platform_config& cfg,

@@ -1,12 +1,12 @@
-#include "replay_command.h"
+#include "platform/app/replay_command.h"
 
 #include <fstream>
 #include <iostream>
 
-#include "config/config_error.h"
-#include "npu/isa/memh_reader.h"
-#include "vp/top/simulation.h"
-#include "workload/replay_runner.h"
+#include "infra/config/config_error.h"
+#include "models/npu/isa/memh_reader.h"
+#include "platform/vp/top/simulation.h"
+#include "platform/workload/replay_runner.h"
 
 namespace pccx::app {
 

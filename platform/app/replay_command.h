@@ -3,8 +3,8 @@
 // stdout and, with --json, as a document (workload/replay_runner.h).
 #pragma once
 
-#include "cli_options.h"
-#include "config/platform_config.h"
+#include "platform/app/cli_options.h"
+#include "platform/config/platform_config.h"
 
 namespace pccx::app {
 

@@ -1,4 +1,4 @@
-#include "sweep_command.h"
+#include "platform/app/sweep_command.h"
 
 #include <unistd.h>
 
@@ -10,14 +10,14 @@
 #include <nlohmann/json.hpp>
 #include <sstream>
 
-#include "child_process.h"
-#include "config/config_error.h"
-#include "llm/model_config.h"
-#include "npu/isa/memh_reader.h"
-#include "vp/top/simulation.h"
-#include "workload/decode_table.h"
-#include "workload/sweep_plan.h"
-#include "workload/sweep_table.h"
+#include "platform/app/child_process.h"
+#include "infra/config/config_error.h"
+#include "platform/workload/llm/model_config.h"
+#include "models/npu/isa/memh_reader.h"
+#include "platform/vp/top/simulation.h"
+#include "platform/workload/decode_table.h"
+#include "platform/workload/sweep_plan.h"
+#include "platform/workload/sweep_table.h"
 
 namespace pccx::app {
 

@@ -1,4 +1,4 @@
-// `pccx-vp sweep` and `pccx-vp merge` (docs/sweeps.md). sweep runs the
+// `pccx-vp sweep` and `pccx-vp merge` (docs/guides/sweeps.md). sweep runs the
 // Cartesian product of configuration axes, each point a child process of
 // this executable running the command after "--" (decode, replay or a
 // firmware run), and writes one JSON line per point in point order; a
@@ -6,7 +6,7 @@
 // runs and shards and writes sweep.csv and sweep.md.
 #pragma once
 
-#include "cli_options.h"
+#include "platform/app/cli_options.h"
 
 namespace pccx::app {
 

@@ -1,9 +1,9 @@
-#include "config/platform_config.h"
+#include "platform/config/platform_config.h"
 
 #include <limits>
 #include <tuple>
 
-#include "config/config_visitors.h"
+#include "infra/config/config_visitors.h"
 
 namespace pccx::config {
 
@@ -44,15 +44,6 @@ void memory_map_config::validate(validator& check) const {
     check.fail("npu_base", "must be 4 KiB (0x1000) aligned, found " + detail::hex_text(npu_base));
   // DDR is deliberately not checked against the NPU window: it is the NPU
   // DMA's view of memory, and the default 4 GiB at 0x0 spans 0xA0000000.
-}
-
-void ddr_config::validate(validator& check) const {
-  if (bus_bits % 8 != 0) check.fail("bus_bits", "must be a whole number of bytes");
-  if ((bus_bits / 8) * burst_length > page_bytes)
-    check.fail({"page_bytes", "bus_bits", "burst_length"}, "a page must hold at least one burst");
-  for (std::size_t i = 0; i < port_weights.size(); ++i)
-    if (!(port_weights[i] > 0.0))
-      check.fail("port_weights/" + std::to_string(i), "port weights must be positive");
 }
 
 void gemv_config::validate(validator& check) const {

@@ -8,7 +8,7 @@
 // To add a subsystem: write `struct dma_config { ...; template <class V>
 // void visit(V& v) {...} };`, add `dma_config dma;` to platform_config and
 // one v.field("dma", dma, "...") line to platform_config::visit, then add
-// the keys to configs/kv260.json and docs/configuration.md (tests fail
+// the keys to configs/kv260.json and docs/reference/configuration.md (tests fail
 // until both are updated).
 #pragma once
 
@@ -17,9 +17,9 @@
 #include <string>
 #include <vector>
 
-#include "config/config_schema.h"
-#include "config/memory_config.h"
-#include "kv/kv_format.h"
+#include "infra/config/config_schema.h"
+#include "platform/config/memory_config.h"
+#include "models/kv/kv_format.h"
 
 namespace pccx::config {
 
@@ -44,6 +44,9 @@ struct simulation_config {
   std::string end_check = "fail";
   bool strict = false;
   std::string mode = "functional";
+
+  // The one place the mode's name is read: real data, or timing only.
+  bool functional() const { return mode == "functional"; }
 
   template <class V>
   void visit(V& v) {
@@ -244,7 +247,7 @@ struct gemm_config {
   }
 };
 
-// One KV-cache record format (models/kv/kv_format.h, docs/kv-formats.md).
+// One KV-cache record format (models/kv/kv_format.h, docs/reference/kv-formats.md).
 struct kv_format_config {
   std::string kind = "fp16";
   std::uint32_t group = 0;

@@ -1,8 +1,8 @@
-#include "workload/decode_l2_fit.h"
+#include "platform/workload/decode_l2_fit.h"
 
 #include <algorithm>
 
-#include "llm/model_shapes.h"
+#include "platform/workload/llm/model_shapes.h"
 #include "pccx_gemma_decode.h"
 
 namespace pccx::workload {

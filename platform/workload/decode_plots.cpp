@@ -1,8 +1,8 @@
-#include "workload/decode_plots.h"
+#include "platform/workload/decode_plots.h"
 
 #include <set>
 
-#include "vp/report/svg_plot.h"
+#include "platform/vp/report/svg_plot.h"
 
 namespace pccx::workload {
 

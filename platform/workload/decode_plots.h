@@ -1,12 +1,12 @@
-// The per-token latency breakdown of a decode as an SVG (docs/plots.md):
+// The per-token latency breakdown of a decode as an SVG (docs/reference/plots.md):
 // one stacked bar per token, its segments the entry, each layer and the
 // exit.
 #pragma once
 
 #include <string>
 
-#include "vp/report/latency_svg.h"
-#include "workload/decode_runner.h"
+#include "platform/vp/report/latency_svg.h"
+#include "platform/workload/decode_runner.h"
 
 namespace pccx::workload {
 

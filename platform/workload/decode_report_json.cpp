@@ -1,4 +1,4 @@
-#include "workload/decode_report_json.h"
+#include "platform/workload/decode_report_json.h"
 
 namespace pccx::workload {
 

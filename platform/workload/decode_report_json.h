@@ -1,13 +1,13 @@
 // A decode_report (decode_runner.h) as JSON: the document `pccx-vp decode
 // --json FILE` writes and `pccx-vp decode-table` reads back, one per cell.
 // Every field of the report has its one line in to_json(), so a new field
-// is added there and nowhere else. docs/decode-table.md lists the keys.
+// is added there and nowhere else. docs/guides/decode-table.md lists the keys.
 #pragma once
 
 #include <nlohmann/json.hpp>
 
-#include "llm/roofline.h"
-#include "workload/decode_runner.h"
+#include "platform/workload/llm/roofline.h"
+#include "platform/workload/decode_runner.h"
 
 namespace pccx::workload {
 

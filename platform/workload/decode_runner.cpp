@@ -1,4 +1,4 @@
-#include "workload/decode_runner.h"
+#include "platform/workload/decode_runner.h"
 
 #include <algorithm>
 #include <cmath>
@@ -9,16 +9,15 @@
 #include <sstream>
 #include <stdexcept>
 
-#include "llm/reference_decoder.h"
-#include "llm/weight_image.h"
-#include "memory/ddr/ddr_efficiency.h"
-#include "npu/units/bf16.h"
+#include "platform/workload/llm/reference_decoder.h"
+#include "platform/workload/llm/weight_image.h"
+#include "models/memory/ddr/ddr_efficiency.h"
+#include "models/npu/units/bf16.h"
 #include "pccx_gemma_decode.h"
 #include "pccx_host_mem.h"
-#include "vp/top/memory_params.h"
-#include "vp/top/platform_top.h"
-#include "workload/decode_l2_fit.h"
-#include "workload/kv_history.h"
+#include "platform/vp/top/platform_top.h"
+#include "platform/workload/decode_l2_fit.h"
+#include "platform/workload/kv_history.h"
 
 namespace pccx::workload {
 
@@ -410,7 +409,7 @@ decode_report run_decode(const config::platform_config& base, const llm::model_c
   const std::vector<uint32_t> ids =
       o.token_ids.empty() ? default_token_ids(m, o.tokens) : o.token_ids;
   if (o.reference_seed != 0) {
-    if (cfg.simulation.mode != "functional")
+    if (!cfg.simulation.functional())
       throw std::invalid_argument(
           "the reference check needs simulation.mode=functional (values in DDR and L2)");
     image = std::make_unique<llm::weight_image>(m, plan, o.reference_seed);
@@ -526,7 +525,7 @@ decode_report run_decode(const config::platform_config& base, const llm::model_c
   // peak, so a what-if moves the bound with the latency.
   llm::roofline_inputs in;
   in.ddr_bytes_per_second =
-      mem::derive_efficiency(vp::make_ddr_params(cfg).dram).effective_bytes_per_s;
+      mem::derive_efficiency(cfg.ddr).effective_bytes_per_s;
   in.macs_per_second = gemv_peak * cfg.clocks.core_mhz * 1e6;
   for (uint32_t t = 0; t < o.tokens; ++t) {
     // A capped ring attends at most ring_cap tokens.

@@ -3,7 +3,7 @@
 // a ring cap it plans the DDR (llm::plan_ddr), builds the parameter block,
 // marks the KV rings as already holding L tokens, runs the firmware for N
 // tokens and collects per-token latency, instructions, utilisation, engine
-// time split, DDR bytes by class and the roofline bound. docs/decode.md.
+// time split, DDR bytes by class and the roofline bound. docs/models/decode.md.
 #pragma once
 
 #include <cstdint>
@@ -11,11 +11,11 @@
 #include <string>
 #include <vector>
 
-#include "config/platform_config.h"
-#include "llm/ddr_plan.h"
-#include "llm/model_config.h"
-#include "llm/roofline.h"
-#include "vp/top/simulation.h"
+#include "platform/config/platform_config.h"
+#include "platform/workload/llm/ddr_plan.h"
+#include "platform/workload/llm/model_config.h"
+#include "platform/workload/llm/roofline.h"
+#include "platform/vp/top/simulation.h"
 
 namespace pccx::workload {
 
@@ -44,7 +44,7 @@ struct part_time {
   double ns = 0;
 };
 
-// Where the runner puts the firmware's working memory (docs/decode.md).
+// Where the runner puts the firmware's working memory (docs/models/decode.md).
 struct block_addresses {
   uint64_t scratch = 0;                  // GD_SCRATCH_BYTES of staging
   uint64_t logits = 0;                   // 2 x vocab bytes per token
@@ -84,7 +84,7 @@ struct decode_report {
   std::string text() const;  // a human-readable summary
 };
 
-// The parameter block of docs/decode.md for a planned model.
+// The parameter block of docs/models/decode.md for a planned model.
 std::vector<uint8_t> decode_param_block(const llm::model_config& m, const llm::ddr_plan& plan,
                                         const decode_options& o, const block_addresses& at,
                                         const llm::kv_formats& kvf);

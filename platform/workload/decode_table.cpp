@@ -1,14 +1,14 @@
-#include "workload/decode_table.h"
+#include "platform/workload/decode_table.h"
 
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
 #include <sstream>
 
-#include "config/layered_json.h"
-#include "llm/model_config.h"
-#include "workload/json_input.h"
-#include "workload/table_format.h"
+#include "infra/config/layered_json.h"
+#include "platform/workload/llm/model_config.h"
+#include "platform/workload/json_input.h"
+#include "platform/workload/table_format.h"
 
 namespace pccx::workload {
 
@@ -295,7 +295,7 @@ std::vector<std::string> cell_sets(const decode_sweep& s, const decode_strategy&
   for (const auto& [k, v] : s.set) out.push_back(set_arg(k, v));
   for (const auto& [k, v] : st.set) out.push_back(set_arg(k, v));
   out.insert(out.end(), base_sets.begin(), base_sets.end());
-  // The decode runner is built for timing mode (docs/decode.md).
+  // The decode runner is built for timing mode (docs/models/decode.md).
   out.push_back("simulation.mode=timing");
   return out;
 }
@@ -419,7 +419,7 @@ std::string table_markdown(const decode_table& t) {
   const decode_sweep& s = t.sweep;
   std::ostringstream o;
   o << "# Decode table\n\n"
-    << "The decode (docs/decode.md) of every model for every KV strategy and context L, one "
+    << "The decode (docs/models/decode.md) of every model for every KV strategy and context L, one "
        "`pccx-vp decode` run per cell: N = "
     << s.tokens << " token" << (s.tokens == 1 ? "" : "s")
     << " decoded after L tokens already in the KV rings; every figure is the mean over tokens "

@@ -1,4 +1,4 @@
-// The decode table (docs/decode-table.md): a sweep file names models,
+// The decode table (docs/guides/decode-table.md): a sweep file names models,
 // contexts and KV strategies; every cell (model x strategy x context) is one
 // `pccx-vp decode --json` run in its own process (one SystemC simulation per
 // process); the cells' documents become one row each of a Markdown, CSV and
@@ -14,7 +14,7 @@
 #include <utility>
 #include <vector>
 
-#include "config/config_loader.h"
+#include "platform/config/platform_loader.h"
 
 namespace pccx::workload {
 

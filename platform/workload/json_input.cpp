@@ -1,6 +1,6 @@
-#include "workload/json_input.h"
+#include "platform/workload/json_input.h"
 
-#include "config/layered_json.h"
+#include "infra/config/layered_json.h"
 
 namespace pccx::workload {
 

@@ -11,7 +11,7 @@
 #include <string>
 #include <vector>
 
-#include "config/config_loader.h"
+#include "platform/config/platform_loader.h"
 
 namespace pccx::workload {
 

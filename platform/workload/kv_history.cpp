@@ -1,11 +1,11 @@
-#include "workload/kv_history.h"
+#include "platform/workload/kv_history.h"
 
 #include <algorithm>
 #include <cmath>
 #include <stdexcept>
 #include <string>
 
-#include "kv/kv_codec.h"
+#include "models/kv/kv_codec.h"
 
 namespace pccx::workload {
 

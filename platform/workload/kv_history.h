@@ -5,17 +5,17 @@
 // gemma_decode.c does (pccx_kv_configure, pccx_kv_set_sinks, pccx_kv_init
 // with the group's max_tokens, then appended = L). The host reference
 // (llm::reference_decoder) takes vector() as its history.
-// docs/decode-reference.md.
+// docs/models/decode-reference.md.
 #pragma once
 
 #include <cstdint>
 #include <vector>
 
-#include "llm/ddr_plan.h"
-#include "llm/model_config.h"
-#include "llm/model_shapes.h"
-#include "llm/reference_decoder.h"
-#include "llm/weight_image.h"
+#include "platform/workload/llm/ddr_plan.h"
+#include "platform/workload/llm/model_config.h"
+#include "platform/workload/llm/model_shapes.h"
+#include "platform/workload/llm/reference_decoder.h"
+#include "platform/workload/llm/weight_image.h"
 #include "pccx_kv.h"
 
 namespace pccx::workload {

@@ -1,4 +1,5 @@
-#include "workload/replay_runner.h"
+#include "platform/workload/replay_runner.h"
+#include "infra/text/hex.h"
 
 #include <algorithm>
 #include <cinttypes>
@@ -8,16 +9,16 @@
 #include <map>
 #include <sstream>
 
-#include "config/layered_json.h"
-#include "npu/isa/instruction.h"
+#include "infra/config/layered_json.h"
+#include "models/npu/isa/instruction.h"
 #include "pccx_dma.h"
 #include "pccx_host_mem.h"
 #include "pccx_replay.h"
-#include "vp/top/platform_top.h"
-#include "vp/top/runtime_params.h"
-#include "workload/decode_report_json.h"
-#include "workload/json_input.h"
-#include "workload/table_format.h"
+#include "platform/vp/top/platform_top.h"
+#include "platform/vp/top/runtime_params.h"
+#include "platform/workload/decode_report_json.h"
+#include "platform/workload/json_input.h"
+#include "platform/workload/table_format.h"
 
 namespace pccx::workload {
 
@@ -203,11 +204,7 @@ bool field_after(const std::string& line, const std::string& key, std::string& r
   return true;
 }
 
-std::string hex_word(uint64_t w) {
-  char buf[24];
-  std::snprintf(buf, sizeof buf, "0x%016" PRIx64, w);
-  return buf;
-}
+using text::hex_word;
 
 std::size_t line_of(const replay_input& in, uint64_t seq) {
   return seq < in.words.size() ? in.words[seq].line : 0;

@@ -1,4 +1,4 @@
-// `pccx-vp replay FILE.memh` (docs/cli.md): a raw instruction stream
+// `pccx-vp replay FILE.memh` (docs/guides/cli.md): a raw instruction stream
 // written to CMD_IN through the firmware CPU by the replay program
 // (firmware/programs/replay.c, pccx_replay.h), with the DMA descriptors and
 // DDR preloads of a side file, then the wait for idle. Errors are reported
@@ -12,9 +12,9 @@
 #include <string>
 #include <vector>
 
-#include "config/platform_config.h"
-#include "npu/isa/memh_reader.h"
-#include "vp/top/simulation.h"
+#include "platform/config/platform_config.h"
+#include "models/npu/isa/memh_reader.h"
+#include "platform/vp/top/simulation.h"
 
 namespace pccx::workload {
 

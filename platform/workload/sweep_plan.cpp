@@ -1,9 +1,9 @@
-#include "workload/sweep_plan.h"
+#include "platform/workload/sweep_plan.h"
 
 #include <cstdio>
 
-#include "config/layered_json.h"
-#include "workload/json_input.h"
+#include "infra/config/layered_json.h"
+#include "platform/workload/json_input.h"
 
 namespace pccx::workload {
 
@@ -295,7 +295,7 @@ std::vector<std::string> point_args(const sweep_definition& d, std::size_t k,
   const auto c = d.coordinates(k);
   for (std::size_t i = 0; i < d.axes.size(); ++i)
     a.insert(a.end(), {"--set", set_arg(d.axes[i].key, d.axes[i].values[c[i]])});
-  // The decode runner is built for timing mode (docs/decode.md).
+  // The decode runner is built for timing mode (docs/models/decode.md).
   if (d.timing_mode) a.insert(a.end(), {"--set", "simulation.mode=timing"});
   if (d.kind == sweep_kind::run)
     a.insert(a.end(), {"--out", folder});

@@ -1,4 +1,4 @@
-// The plan of a sweep (docs/sweeps.md): axes of configuration values, from
+// The plan of a sweep (docs/guides/sweeps.md): axes of configuration values, from
 // `--sweep KEY=V1,V2,...` options and sweep files, whose Cartesian product
 // is the set of points; the command every point runs; and what identifies
 // the sweep (its definition as JSON and a hash of it), so that shards run
@@ -16,7 +16,7 @@
 #include <string>
 #include <vector>
 
-#include "config/config_loader.h"
+#include "platform/config/platform_loader.h"
 
 namespace pccx::workload {
 

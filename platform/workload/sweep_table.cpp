@@ -1,4 +1,4 @@
-#include "workload/sweep_table.h"
+#include "platform/workload/sweep_table.h"
 
 #include <algorithm>
 #include <filesystem>
@@ -8,9 +8,9 @@
 #include <optional>
 #include <sstream>
 
-#include "config/config_error.h"
-#include "workload/decode_table.h"
-#include "workload/table_format.h"
+#include "infra/config/config_error.h"
+#include "platform/workload/decode_table.h"
+#include "platform/workload/table_format.h"
 
 namespace pccx::workload {
 

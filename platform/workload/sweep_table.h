@@ -1,4 +1,4 @@
-// The results of a sweep (docs/sweeps.md): one JSON Lines file per run of
+// The results of a sweep (docs/guides/sweeps.md): one JSON Lines file per run of
 // `pccx-vp sweep` (points.jsonl, or points-<I>-of-<N>.jsonl for a shard)
 // whose first line is a header with the sweep's definition and hash and
 // whose other lines are the points, in point order; and the tables
@@ -12,7 +12,7 @@
 #include <string>
 #include <vector>
 
-#include "workload/sweep_plan.h"
+#include "platform/workload/sweep_plan.h"
 
 namespace pccx::workload {
 

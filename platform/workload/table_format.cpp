@@ -1,4 +1,4 @@
-#include "workload/table_format.h"
+#include "platform/workload/table_format.h"
 
 #include <cstdint>
 #include <cstdio>

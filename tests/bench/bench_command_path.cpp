@@ -8,10 +8,10 @@
 #include <cstdlib>
 #include <random>
 
-#include "log/logger.h"
-#include "npu/isa/instruction.h"
+#include "infra/log/logger.h"
+#include "models/npu/isa/instruction.h"
 #include "uCA_v1_api.h"
-#include "vp/top/simulation.h"
+#include "platform/vp/top/simulation.h"
 
 namespace {
 

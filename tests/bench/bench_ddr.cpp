@@ -18,10 +18,10 @@
 #include <memory>
 #include <systemc>
 
-#include "config/platform_config.h"
-#include "log/logger.h"
-#include "memory/ddr/ddr_controller.h"
-#include "vp/top/memory_params.h"
+#include "platform/config/platform_config.h"
+#include "infra/log/logger.h"
+#include "models/memory/ddr/ddr_controller.h"
+#include "platform/vp/top/memory_params.h"
 
 namespace {
 

@@ -22,10 +22,10 @@
 #include <systemc>
 #include <vector>
 
-#include "memory/dma/stream_fifo.h"
-#include "memory/l2/l2_memory.h"
-#include "npu/core/perf_counters.h"
-#include "npu/units/gemv_unit.h"
+#include "models/memory/dma/stream_fifo.h"
+#include "models/memory/l2/l2_memory.h"
+#include "models/npu/core/perf_counters.h"
+#include "models/npu/units/gemv_unit.h"
 #include "pccx_npu_regs.h"
 #include "uCA_v1_api.h"
 

@@ -6,7 +6,7 @@
 #include <cstdlib>
 #include <systemc>
 
-#include "log/logger.h"
+#include "infra/log/logger.h"
 
 int sc_main(int argc, char** argv) {
   sc_core::sc_report_handler::set_actions("/OSCI/SystemC", sc_core::SC_INFO,

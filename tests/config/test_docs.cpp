@@ -1,7 +1,7 @@
-// describe_keys() and docs/configuration.md: the key reference cannot drift
+// describe_keys() and docs/reference/configuration.md: the key reference cannot drift
 // from the schema.
 //
-// To regenerate the table in docs/configuration.md after changing a struct:
+// To regenerate the table in docs/reference/configuration.md after changing a struct:
 //   PCCX_UPDATE_DOCS=1 ./config_tests --gtest_filter='ConfigDocs.*'
 #include <cstdlib>
 #include <fstream>
@@ -67,15 +67,16 @@ TEST(ConfigDocs, EveryValueInTheTreeIsDescribed) {
 }
 
 TEST(ConfigDocs, DocsMentionEveryKey) {
-  const std::string docs = cfgtest::read_text(cfgtest::source_path("docs/configuration.md"));
-  ASSERT_FALSE(docs.empty()) << "docs/configuration.md is missing";
+  const std::string docs = cfgtest::read_text(
+      cfgtest::source_path("docs/reference/configuration.md"));
+  ASSERT_FALSE(docs.empty()) << "docs/reference/configuration.md is missing";
   for (const auto& k : describe_keys())
     EXPECT_NE(docs.find("`" + k.pointer + "`"), std::string::npos)
-        << "docs/configuration.md does not mention `" << k.pointer << "`";
+        << "docs/reference/configuration.md does not mention `" << k.pointer << "`";
 }
 
 TEST(ConfigDocs, DocsTableMatchesSchema) {
-  const std::string path = cfgtest::source_path("docs/configuration.md");
+  const std::string path = cfgtest::source_path("docs/reference/configuration.md");
   std::string docs = cfgtest::read_text(path);
   const std::size_t begin = docs.find(kBegin);
   const std::size_t end = docs.find(kEnd);
@@ -90,6 +91,6 @@ TEST(ConfigDocs, DocsTableMatchesSchema) {
     GTEST_SKIP() << "rewrote the key table in " << path;
   }
   EXPECT_EQ(docs.substr(body, end - body), want)
-      << "the key table in docs/configuration.md is stale; regenerate it with\n"
+      << "the key table in docs/reference/configuration.md is stale; regenerate it with\n"
          "  PCCX_UPDATE_DOCS=1 ./config_tests --gtest_filter='ConfigDocs.*'";
 }

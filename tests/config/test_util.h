@@ -9,7 +9,7 @@
 #include <fstream>
 #include <string>
 
-#include "config/config_loader.h"
+#include "platform/config/platform_loader.h"
 
 namespace cfgtest {
 

@@ -4,15 +4,14 @@
 
 #include <iostream>
 
-#include "config/platform_config.h"
-#include "memory/ddr/ddr_efficiency.h"
-#include "vp/top/memory_params.h"
+#include "platform/config/platform_config.h"
+#include "models/memory/ddr/ddr_efficiency.h"
 
 namespace pccx::mem {
 namespace {
 
 ddr_efficiency defaults() {
-  return derive_efficiency(vp::make_ddr_params(config::platform_config{}).dram);
+  return derive_efficiency(config::platform_config{}.ddr);
 }
 
 TEST(DdrEfficiency, DefaultsGiveAbout11GBps) {
@@ -53,7 +52,7 @@ TEST(DdrEfficiency, MixedFactorFromTurnarounds) {
 TEST(DdrEfficiency, FixedModelIsPeakTimesFixedEfficiency) {
   config::platform_config cfg;
   cfg.ddr.model = "fixed";
-  const ddr_efficiency e = derive_efficiency(vp::make_ddr_params(cfg).dram);
+  const ddr_efficiency e = derive_efficiency(cfg.ddr);
   EXPECT_DOUBLE_EQ(e.effective_bytes_per_s, 19.2e9 * 0.57);
   EXPECT_DOUBLE_EQ(e.refresh_factor * e.row_switch_factor * e.controller_factor *
                        e.interconnect_factor * e.burst_factor,
@@ -66,7 +65,7 @@ TEST(DdrEfficiency, DataRateAndTimingAreInputs) {
   cfg.ddr.data_rate_mtps = 2133;  // the u-boot board file's rate
   cfg.ddr.timing.cwl = 14;
   cfg.ddr.timing.twtr_l = 8;
-  const ddr_efficiency e = derive_efficiency(vp::make_ddr_params(cfg).dram);
+  const ddr_efficiency e = derive_efficiency(cfg.ddr);
   EXPECT_DOUBLE_EQ(e.peak_bytes_per_s, 2133e6 * 8);
   EXPECT_EQ(e.write_to_read_tck, 14u + 4 + 8);
   EXPECT_EQ(e.read_to_write_tck, 16u - 14 + 4 + 2);
@@ -74,7 +73,7 @@ TEST(DdrEfficiency, DataRateAndTimingAreInputs) {
 
   cfg = config::platform_config{};
   cfg.ddr.timing.tccd_s = 6;  // bursts to the same bank group
-  const ddr_efficiency slow = derive_efficiency(vp::make_ddr_params(cfg).dram);
+  const ddr_efficiency slow = derive_efficiency(cfg.ddr);
   EXPECT_NEAR(slow.burst_factor, 4.0 / 6.0, 1e-12);
 }
 

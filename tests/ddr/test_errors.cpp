@@ -5,7 +5,7 @@
 #include <sstream>
 
 #include "ddr_test_bench.h"
-#include "log/logger.h"
+#include "infra/log/logger.h"
 
 namespace pccx::test {
 namespace {

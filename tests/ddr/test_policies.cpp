@@ -6,7 +6,7 @@
 #include <stdexcept>
 
 #include "ddr_test_bench.h"
-#include "memory/ddr/arbitration_policy.h"
+#include "models/memory/ddr/arbitration_policy.h"
 
 namespace pccx::test {
 namespace {
@@ -110,7 +110,7 @@ TEST(DdrPolicy, RoundRobinRedistributesThroughTheController) {
 TEST(DdrPolicy, FixedPriorityUnderSaturationKeepsOrderAndTotal) {
   // Four HP ports on 11 GB/s: by priority hp3 would get nothing. Decoupled
   // initiators cannot be starved exactly (a reservation cannot be taken back
-  // when a higher-priority port calls later; docs/memory-ddr.md), so hp3
+  // when a higher-priority port calls later; docs/models/memory-ddr.md), so hp3
   // leaks some bandwidth, but the order holds and the total stays capped.
   ddr_system sys({"ddr.arbitration=fixed_priority"});
   stream_job job;

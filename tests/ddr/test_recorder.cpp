@@ -11,7 +11,7 @@
 #include <sstream>
 
 #include "ddr_test_bench.h"
-#include "trace/jsonl_trace.h"
+#include "traces/jsonl_trace.h"
 
 namespace pccx::test {
 namespace {

@@ -4,7 +4,7 @@
 
 #include <random>
 
-#include "memory/ddr/capacity_timeline.h"
+#include "models/memory/ddr/capacity_timeline.h"
 
 namespace pccx::mem {
 namespace {

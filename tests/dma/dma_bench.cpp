@@ -6,7 +6,7 @@
 #include <cstring>
 #include <stdexcept>
 
-#include "npu/isa/instruction.h"
+#include "models/npu/isa/instruction.h"
 #include "uCA_v1_hal.h"
 
 namespace pccx::test {

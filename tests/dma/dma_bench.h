@@ -21,13 +21,13 @@
 #include <tlm>
 #include <vector>
 
-#include "memory/common/traffic.h"
-#include "memory/dma/dma_channel.h"
-#include "memory/dma/stream_fifo.h"
-#include "memory/l2/l2_memory.h"
+#include "models/memory/common/traffic.h"
+#include "models/memory/dma/dma_channel.h"
+#include "models/memory/dma/stream_fifo.h"
+#include "models/memory/l2/l2_memory.h"
 #include "mmio_master.h"
-#include "npu/core/npu.h"
-#include "npu/units/memcpy_unit.h"
+#include "models/npu/core/npu.h"
+#include "models/npu/units/memcpy_unit.h"
 #include "pccx_dma.h"
 
 namespace pccx::test {

@@ -7,7 +7,7 @@
 #include <sstream>
 
 #include "dma_bench.h"
-#include "log/logger.h"
+#include "infra/log/logger.h"
 
 using namespace pccx;
 using namespace pccx::test;

@@ -8,8 +8,8 @@
 #include <cmath>
 
 #include "dma_bench.h"
-#include "kv/kv_codec.h"
-#include "npu/units/bf16.h"
+#include "models/kv/kv_codec.h"
+#include "models/npu/units/bf16.h"
 #include "uCA_v1_hal.h"
 
 using namespace pccx;

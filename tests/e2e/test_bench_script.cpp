@@ -1,4 +1,4 @@
-// scripts/bench.sh, the macro benchmark of docs/performance.md: one row per
+// scripts/bench.sh, the macro benchmark of docs/results/performance.md: one row per
 // context and KV format with figures read from each run's speed.json, and a
 // clear error for a binary that is not there. (The figures themselves are
 // wall-clock rates, which belong in the benchmark, not in a test.)

@@ -1,4 +1,4 @@
-// The bring-up walk-through of docs/user-guide.md: the gemv_bringup driver
+// The bring-up walk-through of docs/guides/user-guide.md: the gemv_bringup driver
 // matches the CPU's dot products; its buggy twin (weight shape written as
 // (M, K, N)) fails the GEMV, and every place a driver engineer looks names
 // the bug: the firmware's own message, the platform's warning, the

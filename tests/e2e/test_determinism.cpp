@@ -1,4 +1,4 @@
-// Determinism (docs/traces.md#determinism): the same command and
+// Determinism (docs/reference/traces.md#determinism): the same command and
 // configuration, run twice, writes the same files byte for byte: traces,
 // summaries, CSVs, plots, session files, decode and replay documents, the
 // decode table and a sweep's points. Only the wall-clock files differ

@@ -1,4 +1,4 @@
-// docs/errors.md lists every error and return code a driver can meet. This
+// docs/reference/errors.md lists every error and return code a driver can meet. This
 // test reads the firmware headers that define the codes and fails when one
 // of them is missing from the page, so a new code cannot go undocumented.
 #include <regex>
@@ -20,7 +20,7 @@ std::set<std::string> codes_in(const std::string& header, const std::string& pat
 }
 
 TEST(ErrorCatalogue, EveryCodeIsDocumented) {
-  const std::string doc = read_file(fs::path(PCCX_SOURCE_DIR) / "docs/errors.md");
+  const std::string doc = read_file(fs::path(PCCX_SOURCE_DIR) / "docs/reference/errors.md");
   const std::vector<std::pair<std::string, std::string>> sources = {
       {"pccx_npu_regs.h", "PCCX_ERR_[A-Z0-9_]+"},
       {"pccx_dma.h", "PCCX_DMA_ERR_[A-Z_]+|PCCX_DMA_E_[A-Z_]+|PCCX_DMA_OK"},
@@ -37,14 +37,14 @@ TEST(ErrorCatalogue, EveryCodeIsDocumented) {
       ++checked;
       if (name == "PCCX_DMA_ERR_ALL") continue;  // a mask, not a code
       EXPECT_TRUE(contains(doc, "`" + name + "`"))
-          << name << " (" << header << ") is not in docs/errors.md";
+          << name << " (" << header << ") is not in docs/reference/errors.md";
     }
   }
   EXPECT_GT(checked, 50u);
 }
 
 TEST(ErrorCatalogue, EveryRunDiagnosticIsDocumented) {
-  const std::string doc = read_file(fs::path(PCCX_SOURCE_DIR) / "docs/errors.md");
+  const std::string doc = read_file(fs::path(PCCX_SOURCE_DIR) / "docs/reference/errors.md");
   for (const char* text :
        {"bus error on read of", "strict mode: NPU error", "simulated-time limit of",
         "wall-time limit of", "a loop without MMIO", "simulation stalled at",

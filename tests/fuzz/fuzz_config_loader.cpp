@@ -13,8 +13,8 @@
 #include <string>
 #include <vector>
 
-#include "config/config_loader.h"
-#include "vp/top/runtime_params.h"
+#include "platform/config/platform_loader.h"
+#include "platform/vp/top/runtime_params.h"
 
 namespace {
 
@@ -67,7 +67,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   (void)pccx::vp::to_runtime(cfg);
 
   // The effective configuration, dumped, is a configuration file that loads
-  // back to itself (docs/configuration.md: --dump-config).
+  // back to itself (docs/reference/configuration.md: --dump-config).
   const nlohmann::json effective = pccx::config::to_json(cfg);
   std::string text;
   try {

@@ -1,5 +1,5 @@
 // libFuzzer harness: register writes and reads on the six DMA channel pages
-// of the NPU window (docs/memory-dma-l2.md): descriptors with addresses in
+// of the NPU window (docs/models/memory-dma-l2.md): descriptors with addresses in
 // and outside DDR, odd and zero byte counts, traffic classes, W1C of ERR,
 // full descriptor and status queues, arbitrary offsets and sizes. The
 // harness plays the stream side (consumer of the read channels' FIFOs,
@@ -126,7 +126,7 @@ class driver {
       violated("ADDR/BYTES do not read back what was written");
   }
 
-  // The documented checks (docs/memory-dma-l2.md, "Descriptors and errors").
+  // The documented checks (docs/models/memory-dma-l2.md, "Descriptors and errors").
   uint32_t expected_errors(unsigned ch) const {
     const uint64_t a = addr_[ch], n = bytes_[ch];
     const uint64_t base = p_.ddr_base(), size = p_.ddr_size();

@@ -1,7 +1,7 @@
 // libFuzzer harness: 64-bit instruction words written as INSTR_LO/INSTR_HI
 // through the interconnect into the NPU register bank, interleaved with
 // reads and writes of arbitrary offsets of the register window, waits, and
-// error handling as firmware does it (docs/firmware.md section 8): wait for
+// error handling as firmware does it (docs/guides/firmware.md section 8): wait for
 // idle-or-error, read STATUS/ERR_CODE, clear a latched error (STATUS bit 2)
 // and go on. The platform is elaborated once (fuzz_platform.h).
 //

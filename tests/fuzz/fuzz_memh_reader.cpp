@@ -11,8 +11,8 @@
 #include <variant>
 #include <vector>
 
-#include "npu/isa/instruction.h"
-#include "npu/isa/memh_reader.h"
+#include "models/npu/isa/instruction.h"
+#include "models/npu/isa/memh_reader.h"
 
 namespace {
 

@@ -5,8 +5,8 @@
 #include <cstdlib>
 #include <cstring>
 
-#include "config/config_loader.h"
-#include "log/logger.h"
+#include "platform/config/platform_loader.h"
+#include "infra/log/logger.h"
 
 namespace pccx::fuzz {
 

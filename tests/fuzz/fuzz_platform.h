@@ -15,7 +15,7 @@
 #include <tlm>
 
 #include "pccx_dma.h"
-#include "vp/top/platform_top.h"
+#include "platform/vp/top/platform_top.h"
 
 namespace pccx::fuzz {
 

@@ -9,7 +9,7 @@
 #include <memory>
 #include <systemc>
 
-#include "npu/units/gemm_unit.h"
+#include "models/npu/units/gemm_unit.h"
 #include "unit_bench.h"
 
 namespace pccx::test {

@@ -1,4 +1,4 @@
-// Plain C++ reference for the GEMM unit (docs/gemm.md) and the weight
+// Plain C++ reference for the GEMM unit (docs/models/gemm.md) and the weight
 // stream builder for the two FIFOs (HP0: tile columns 0..31, HP1: 32..63)
 // in the unit's tile order (first N-group K-tile outer, then N-tile by N-tile).
 #pragma once
@@ -9,7 +9,7 @@
 #include <random>
 #include <vector>
 
-#include "npu/units/bf16.h"
+#include "models/npu/units/bf16.h"
 
 namespace pccx::test {
 

@@ -1,4 +1,4 @@
-// Reference for GEMV over KV records (docs/kv-formats.md, "Read path"):
+// Reference for GEMV over KV records (docs/reference/kv-formats.md, "Read path"):
 // records built with the host codec, the engine's part/round-robin order,
 // and the expected BF16 results computed from the codec's decoded values.
 #pragma once
@@ -8,8 +8,8 @@
 #include <vector>
 
 #include "gemv_reference.h"
-#include "kv/kv_codec.h"
-#include "npu/units/bf16.h"
+#include "models/kv/kv_codec.h"
+#include "models/npu/units/bf16.h"
 
 namespace pccx::test {
 

@@ -1,4 +1,4 @@
-// Plain C++ reference for the GEMV unit (docs/gemv.md) and row-record
+// Plain C++ reference for the GEMV unit (docs/models/gemv.md) and row-record
 // builders for the weight FIFOs.
 #pragma once
 
@@ -8,11 +8,11 @@
 #include <random>
 #include <vector>
 
-#include "npu/units/bf16.h"
+#include "models/npu/units/bf16.h"
 
 namespace pccx::test {
 
-// Per-row symmetric INT8 quantisation as docs/gemv.md states it (written
+// Per-row symmetric INT8 quantisation as docs/models/gemv.md states it (written
 // out by hand, independent of the model): returns the scale, fills q.
 inline float quantise_row(const uint16_t* x, uint32_t K, std::vector<int>& q) {
   float amax = 0;

@@ -8,7 +8,7 @@
 #include <vector>
 
 #include "capture_hal.h"
-#include "npu/isa/instruction.h"
+#include "models/npu/isa/instruction.h"
 #include "pccx_npu_regs.h"
 #include "pccx_simctl.h"
 #include "pccx_uca_ext.h"

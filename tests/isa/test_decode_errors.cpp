@@ -2,7 +2,7 @@
 // and the priority order holds when several checks fail.
 #include <gtest/gtest.h>
 
-#include "npu/isa/instruction.h"
+#include "models/npu/isa/instruction.h"
 #include "test_util.h"
 #include "uCA_v1_api.h"
 

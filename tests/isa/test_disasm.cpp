@@ -1,7 +1,7 @@
 // Disassembly text for every opcode and for illegal words.
 #include <gtest/gtest.h>
 
-#include "npu/isa/instruction.h"
+#include "models/npu/isa/instruction.h"
 #include "test_util.h"
 #include "uCA_v1_api.h"
 

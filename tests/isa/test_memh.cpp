@@ -7,7 +7,7 @@
 #include <string>
 #include <vector>
 
-#include "npu/isa/memh_reader.h"
+#include "models/npu/isa/memh_reader.h"
 
 using namespace pccx::isa;
 

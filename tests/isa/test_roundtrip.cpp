@@ -5,7 +5,7 @@
 #include <random>
 
 #include "capture_hal.h"
-#include "npu/isa/instruction.h"
+#include "models/npu/isa/instruction.h"
 #include "pccx_uca_ext.h"
 #include "test_util.h"
 #include "uCA_v1_api.h"

@@ -9,7 +9,7 @@
 #include <variant>
 
 #include "capture_hal.h"
-#include "npu/isa/instruction.h"
+#include "models/npu/isa/instruction.h"
 #include "pccx_isa.h"
 #include "pccx_uca_ext.h"
 

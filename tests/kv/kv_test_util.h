@@ -8,8 +8,8 @@
 #include <random>
 #include <vector>
 
-#include "kv/kv_codec.h"
-#include "kv/kv_format.h"
+#include "models/kv/kv_codec.h"
+#include "models/kv/kv_format.h"
 
 namespace kvtest {
 

@@ -7,8 +7,8 @@
 #include <algorithm>
 #include <cmath>
 
-#include "kv/kv_accuracy.h"
-#include "kv/kv_synthetic.h"
+#include "models/kv/kv_accuracy.h"
+#include "models/kv/kv_synthetic.h"
 
 using namespace pccx::kv;
 

@@ -1,4 +1,4 @@
-// docs/kv-formats.md: the size table and the codebook table are generated
+// docs/reference/kv-formats.md: the size table and the codebook table are generated
 // from kv_format and normal_lloyd_max(), so the documentation cannot drift.
 // To regenerate both after a change:
 //   PCCX_UPDATE_DOCS=1 ctest --test-dir <build> -R KvDocs
@@ -72,8 +72,8 @@ std::string codebook_table() {
 }
 
 void check_block(const std::string& name, const std::string& want) {
-  pccx::test::check_doc_block(source_path("docs/kv-formats.md"), name, "tests/kv/test_kv_docs.cpp",
-                              "KvDocs", want);
+  pccx::test::check_doc_block(source_path("docs/reference/kv-formats.md"), name,
+                              "tests/kv/test_kv_docs.cpp", "KvDocs", want);
 }
 
 }  // namespace

@@ -353,7 +353,7 @@ TEST(KvRoundTrip, RecordsAreReproducible) {
   EXPECT_EQ(h, 0xc82e3ddb3ba327e2ull);
 }
 
-// The measured numbers quoted in docs/kv-formats.md (N(0, 1) vectors,
+// The measured numbers quoted in docs/reference/kv-formats.md (N(0, 1) vectors,
 // head_dim 256). Static formats: the driver scales by qmax / 4 (clipping at
 // 4 sigma) before the append, and back after the read.
 TEST(KvRoundTrip, ReportNormalisedMse) {

@@ -99,7 +99,7 @@ TEST(KvRing, ExactlyFullIsOneSegmentOfTheWholeStream) {
   }
 }
 
-// The worked example of docs/kv-driver.md: S = 4, W = 0, cap = 8, 11 tokens.
+// The worked example of docs/models/kv-driver.md: S = 4, W = 0, cap = 8, 11 tokens.
 TEST(KvRing, WorkedExampleOfTheDocs) {
   kv_pair c(1, 1, 32, 32, kBase, 8, 4, 0);
   ASSERT_EQ(c.init_result, PCCX_KV_OK);

@@ -9,9 +9,9 @@
 #include <string>
 #include <vector>
 
-#include "llm/ddr_plan.h"
-#include "llm/model_config.h"
-#include "llm/model_shapes.h"
+#include "platform/workload/llm/ddr_plan.h"
+#include "platform/workload/llm/model_config.h"
+#include "platform/workload/llm/model_shapes.h"
 
 namespace kv = pccx::kv;
 

@@ -1,4 +1,4 @@
-// docs/model-config.md: the key table, the size tables, the DDR plan and
+// docs/reference/model-config.md: the key table, the size tables, the DDR plan and
 // the failure message are generated from the code, so the page cannot drift.
 // To regenerate them after a change:
 //   PCCX_UPDATE_DOCS=1 ctest --test-dir <build> -R LlmDocs
@@ -200,7 +200,7 @@ std::string notes_block() {
 }
 
 void check_block(const std::string& name, const std::string& want) {
-  pccx::test::check_doc_block(llmtest::source_path("docs/model-config.md"), name,
+  pccx::test::check_doc_block(llmtest::source_path("docs/reference/model-config.md"), name,
                               "tests/llm/test_llm_docs.cpp", "LlmDocs", want);
 }
 

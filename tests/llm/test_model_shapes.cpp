@@ -1,6 +1,6 @@
 // Derived quantities against numbers worked out by hand. The INT4 figures
 // are those of the pccx digest's weight table (section 4); the record
-// figures add the BF16 row scale and the 16-byte padding of docs/gemv.md:
+// figures add the BF16 row scale and the 16-byte padding of docs/models/gemv.md:
 //   K = 2048:  2 + 1024 = 1026 -> 1040 bytes per row
 //   K = 16384: 2 + 8192 = 8194 -> 8208
 //   K = 256:   2 + 128  = 130  -> 144
@@ -32,7 +32,7 @@ kv::kv_format fmt(kv::kv_kind kind, uint32_t group) {
 TEST(ModelShapes, RecordFormulaOfTheGemvDocs) {
   weights_config w;
   w.scales = false;
-  EXPECT_EQ(weight_record_bytes(w, 2048), 1024u);  // docs/gemv.md examples
+  EXPECT_EQ(weight_record_bytes(w, 2048), 1024u);  // docs/models/gemv.md examples
   w.scales = true;
   w.scale_group = 32;
   EXPECT_EQ(weight_record_bytes(w, 96), 64u);

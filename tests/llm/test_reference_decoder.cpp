@@ -1,4 +1,4 @@
-// The host reference decoder (models/llm/reference_decoder): its pieces
+// The host reference decoder (platform/workload/llm/reference_decoder): its pieces
 // against hand-computed values, the attention sets, the whole decode of the
 // tiny model (deterministic, finite, sensitive to a weight, to exactly the
 // history positions of its attention sets), the model variants, and the
@@ -9,7 +9,7 @@
 #include <iomanip>
 #include <iostream>
 
-#include "llm/reference_decoder.h"
+#include "platform/workload/llm/reference_decoder.h"
 #include "llm_test_util.h"
 
 using namespace pccx::llm;
@@ -119,7 +119,7 @@ TEST(ReferencePieces, RmsGeluSoftmaxCosine) {
 
 TEST(ReferenceAttentionSets, ValidPositionsOfTheRing) {
   using V = std::vector<uint32_t>;
-  // docs/kv-driver.md's worked example: S = 4, C = 8, 11 tokens.
+  // docs/models/kv-driver.md's worked example: S = 4, C = 8, 11 tokens.
   EXPECT_EQ(ring_valid_positions(11, {8, 4}), (V{0, 1, 2, 3, 7, 8, 9, 10}));
   EXPECT_EQ(ring_valid_positions(3, {8, 4}), (V{0, 1, 2}));
   EXPECT_EQ(ring_valid_positions(6, {8, 4}), (V{0, 1, 2, 3, 4, 5}));

@@ -2,7 +2,7 @@
 // (pccx-v002-digest.md section 4 computes the same bound at 10 GB/s).
 #include <gtest/gtest.h>
 
-#include "llm/roofline.h"
+#include "platform/workload/llm/roofline.h"
 #include "llm_test_util.h"
 
 using namespace pccx::llm;

@@ -1,4 +1,4 @@
-// The synthetic weight image (models/llm/weight_image): determinism, the
+// The synthetic weight image (platform/workload/llm/weight_image): determinism, the
 // DDR layout of its blobs against the plan, the GEMV row-record format
 // decoded here by hand, the parameter vectors' storage transforms, the
 // per-layer embedding rows, and the errors.
@@ -7,9 +7,9 @@
 #include <cmath>
 #include <set>
 
-#include "llm/weight_image.h"
+#include "platform/workload/llm/weight_image.h"
 #include "llm_test_util.h"
-#include "npu/units/bf16.h"
+#include "models/npu/units/bf16.h"
 
 using namespace pccx::llm;
 namespace bf16 = pccx::npu::bf16;
@@ -30,7 +30,7 @@ std::vector<uint8_t> bytes_at(const std::vector<blob>& blobs, uint64_t addr, siz
   return {};
 }
 
-// docs/gemv.md written out again: S BF16 scales, then nibbles (k even low).
+// docs/models/gemv.md written out again: S BF16 scales, then nibbles (k even low).
 std::vector<float> by_hand(const uint8_t* rec, uint32_t cols, uint32_t scales, uint32_t group) {
   std::vector<float> out(cols);
   for (uint32_t k = 0; k < cols; ++k) {

@@ -15,9 +15,9 @@
 #include <vector>
 
 #include "mmio_master.h"
-#include "npu/core/npu.h"
-#include "npu/core/threaded_unit.h"
-#include "npu/isa/instruction.h"
+#include "models/npu/core/npu.h"
+#include "models/npu/core/threaded_unit.h"
+#include "models/npu/isa/instruction.h"
 #include "pccx_isa.h"
 #include "uCA_v1_api.h"
 

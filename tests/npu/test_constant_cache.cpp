@@ -1,6 +1,6 @@
 #include <gtest/gtest.h>
 
-#include "npu/core/constant_cache.h"
+#include "models/npu/core/constant_cache.h"
 #include "npu_bench.h"
 
 using namespace pccx;

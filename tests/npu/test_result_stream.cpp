@@ -4,7 +4,7 @@
 
 #include <systemc>
 
-#include "npu/core/result_stream.h"
+#include "models/npu/core/result_stream.h"
 
 using pccx::npu::result_stream;
 using sc_core::SC_NS;

@@ -2,9 +2,9 @@
 // y = W_down · GELU(W_gate · x) for one token, at two levels:
 //
 //  - ffn_problem::bit_exact(): the platform's numerics step by step, the
-//    GEMV reference of docs/gemv.md (INT8 activation quantisation per row,
+//    GEMV reference of docs/models/gemv.md (INT8 activation quantisation per row,
 //    exact INT4 x INT8 dot products, FP32 scaling, BF16 results) for both
-//    projections and the SFU's GELU as docs/sfu.md specifies it (FP32
+//    projections and the SFU's GELU as docs/models/sfu.md specifies it (FP32
 //    evaluation of the BF16 input, one rounding to BF16). The platform must
 //    match it bit for bit.
 //  - ffn_problem::fp32(): the mathematical FFN with dequantised weights
@@ -23,12 +23,12 @@
 #include <vector>
 
 #include "gemv_reference.h"
-#include "npu/units/bf16.h"
-#include "npu/units/sfu_unit.h"
+#include "models/npu/units/bf16.h"
+#include "models/npu/units/sfu_unit.h"
 
 namespace pccx::test {
 
-// Parameter block of the FFN example (docs/firmware.md, "The FFN example").
+// Parameter block of the FFN example (docs/guides/firmware.md, "The FFN example").
 constexpr uint64_t kFfnParamAddr = 0x10000000;
 constexpr uint32_t kFfnParamBytes = 48;
 constexpr uint32_t kFfnMagic = 0x314E4646;  // "FFN1"
@@ -37,7 +37,7 @@ struct ffn_addresses {
   uint64_t x = 0, w_gate = 0, w_down = 0, y = 0;
 };
 
-// GELU as the SFU evaluates it in FP32 (docs/sfu.md, sfu.gelu), for a BF16
+// GELU as the SFU evaluates it in FP32 (docs/models/sfu.md, sfu.gelu), for a BF16
 // input, rounded once to BF16.
 inline uint16_t sfu_gelu_bf16(uint16_t in, npu::sfu_gelu_form form = npu::sfu_gelu_form::tanh) {
   const float x = npu::bf16::to_float(in);
@@ -191,7 +191,7 @@ inline ffn_accuracy compare(const std::vector<uint16_t>& got, const std::vector<
 }
 
 // Bounds on the relative L2 error of the platform's y against fp32(), from
-// the INT8 activation quantisation and the BF16 roundings (docs/firmware.md,
+// the INT8 activation quantisation and the BF16 roundings (docs/guides/firmware.md,
 // "Accuracy"):
 //  - worst_case: guaranteed. Every quantised element within half a step,
 //    every rounding at its maximum, errors carried through the weights by

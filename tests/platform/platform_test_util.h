@@ -9,11 +9,11 @@
 #include <string>
 #include <vector>
 
-#include "config/platform_config.h"
-#include "npu/core/threaded_unit.h"
-#include "vp/firmware/firmware_loader.h"
-#include "vp/top/platform_top.h"
-#include "vp/top/simulation.h"
+#include "platform/config/platform_config.h"
+#include "models/npu/core/threaded_unit.h"
+#include "platform/vp/firmware/firmware_loader.h"
+#include "platform/vp/top/platform_top.h"
+#include "platform/vp/top/simulation.h"
 
 namespace pccx::test {
 

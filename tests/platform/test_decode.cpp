@@ -7,10 +7,10 @@
 
 #include <iostream>
 
-#include "config/platform_config.h"
-#include "llm/model_config.h"
-#include "llm/model_shapes.h"
-#include "workload/decode_runner.h"
+#include "platform/config/platform_config.h"
+#include "platform/workload/llm/model_config.h"
+#include "platform/workload/llm/model_shapes.h"
+#include "platform/workload/decode_runner.h"
 
 using namespace pccx;
 
@@ -45,7 +45,7 @@ workload::decode_report decode(const char* model, uint64_t context, uint32_t tok
 // head of 32, FFN 128 (layer 0 sparse), LAuReL rank 8, per-layer inputs of
 // 16, vocab 512 (one LM-head tile); layers 0..4 store K/V, 4 and 9 are
 // global, local layers keep 8 tokens; FP16 K/V records of 64 bytes. The
-// counts follow docs/decode.md step by step.
+// counts follow docs/models/decode.md step by step.
 namespace tiny_count {
 constexpr uint64_t S = 4, layers = 10;
 constexpr uint64_t rms = 11;             // pccx_rmsnorm: 7 to the rms, RECIP, copy, SCALE, MUL
@@ -74,7 +74,8 @@ constexpr uint64_t local_attention = attention(1 + 1);   // span 8: words 0 and 
 constexpr uint64_t global_attention = attention(4 + 7);  // span 17 or 18: 1 + 3, 1 + 3 + 3
 constexpr uint64_t out = 1 + norm_h + 1 + 3;             // O, its norm, residual, LAuReL / sqrt 2
 constexpr uint64_t ffn = norm_h + 3 + 2 + 1 + 1 + 1 + norm_h + 1;
-constexpr uint64_t cutoff = 1 + 1 + 1 + 1 + 1 + 2 + 9 + 2 + 1 + 1;  // docs/decode.md, FFN cutoff
+constexpr uint64_t cutoff =
+    1 + 1 + 1 + 1 + 1 + 2 + 9 + 2 + 1 + 1;  // docs/models/decode.md, FFN cutoff
 constexpr uint64_t correct = router + combine + 1 + 5 + 3 * S;
 constexpr uint64_t ple = 1 + 2 + 1 + 1 + 1 + 1 + norm_h + (S - 1);
 constexpr uint64_t layer =
@@ -181,7 +182,7 @@ TEST(Decode, TinyPerLayerPartsAddUpToTheToken) {
 }
 
 // One Gemma 3n E4B token (as released: 512-token local windows) at
-// L = 1,024 completes; the figures docs/decode.md quotes.
+// L = 1,024 completes; the figures docs/models/decode.md quotes.
 TEST(Decode, GemmaOneTokenAt1KCompletes) {
   const auto rep = decode("gemma3n-e4b", 1024, 1, timing());
   ASSERT_EQ(rep.run.exit_code, 0) << printed(rep.run);

@@ -4,15 +4,15 @@
 // cosines per token: against the reference through the platform's KV
 // formats (the decode's own error: activations in BF16, GEMV inputs in
 // INT8, SFU functions) and against the exact reference (plus the KV
-// format's error). docs/decode.md, "Functional check".
+// format's error). docs/models/decode.md, "Functional check".
 #include <gtest/gtest.h>
 
 #include <algorithm>
 #include <iostream>
 
-#include "config/platform_config.h"
-#include "llm/model_config.h"
-#include "workload/decode_runner.h"
+#include "platform/config/platform_config.h"
+#include "platform/workload/llm/model_config.h"
+#include "platform/workload/decode_runner.h"
 
 using namespace pccx;
 
@@ -29,7 +29,7 @@ struct format_case {
 
 // Bounds: FP16 and INT8 within 0.99 of the exact model (the stated bound of
 // the decode); the others below their measured worst with a margin (the
-// measured figures are in docs/decode.md).
+// measured figures are in docs/models/decode.md).
 const format_case kCases[] = {
     {"fp16", "fp16", 0, 3, 0, 0, 0.99, 0.99},
     {"fp16_wrapped_with_sinks", "fp16", 0, 3, 12, 4, 0.99, 0.99},

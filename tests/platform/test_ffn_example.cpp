@@ -92,7 +92,7 @@ size_t mismatches(const std::vector<uint16_t>& got, const std::vector<uint16_t>&
 }  // namespace
 
 // The default problem: D = 256, F = 1024. Prints the accuracy figures that
-// docs/firmware.md quotes.
+// docs/guides/firmware.md quotes.
 TEST(FfnExample, MatchesTheBitExactModelAndTheFp32Bounds) {
   const ffn_problem p = ffn_problem::random(256, 1024, 2024);
   const auto r = run_ffn(p);
@@ -135,7 +135,7 @@ TEST(FfnExample, MatchesTheBitExactModelAndTheFp32Bounds) {
   EXPECT_GE(acc.cosine, std::sqrt(1 - b.worst_case * b.worst_case)) << fig.str();
   EXPECT_LE(acc.rel_l2, 1.5 * b.estimate) << fig.str();
   EXPECT_GE(acc.cosine, std::sqrt(1 - std::pow(1.5 * b.estimate, 2))) << fig.str();
-  // The stated bound for this problem (docs/firmware.md): 1.5 x the
+  // The stated bound for this problem (docs/guides/firmware.md): 1.5 x the
   // estimate, rounded up.
   EXPECT_LE(acc.rel_l2, 0.025) << fig.str();
   EXPECT_GE(acc.cosine, 0.9997) << fig.str();

@@ -8,7 +8,7 @@
 #include <cstring>
 
 #include "firmware_test_io.h"
-#include "npu/units/bf16.h"
+#include "models/npu/units/bf16.h"
 #include "pccx_dma.h"
 #include "platform_test_util.h"
 #include "sfu_reference.h"
@@ -83,7 +83,7 @@ chain_run run(bool chaining) {
 }  // namespace
 
 // GELU of the GEMV's BF16 results: the GEMV result is the integer dot
-// product rounded once to BF16; GELU is within 1 BF16 ulp (docs/sfu.md).
+// product rounded once to BF16; GELU is within 1 BF16 ulp (docs/models/sfu.md).
 void expect_gelu_of_gemv(const std::vector<uint16_t>& y) {
   unsigned positive = 0;
   for (unsigned n = 0; n < kN; ++n) {

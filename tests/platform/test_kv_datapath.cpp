@@ -10,10 +10,10 @@
 #include <cstring>
 #include <random>
 
-#include "config/platform_config.h"
+#include "platform/config/platform_config.h"
 #include "firmware_test_io.h"
 #include "gemv_kv_reference.h"
-#include "kv/kv_codec.h"
+#include "models/kv/kv_codec.h"
 #include "pccx_dma.h"
 #include "pccx_host_mem.h"
 #include "pccx_isa.h"

@@ -12,12 +12,12 @@
 #include <iostream>
 #include <map>
 
-#include "kv/kv_codec.h"
-#include "llm/reference_decoder.h"
-#include "llm/weight_image.h"
+#include "models/kv/kv_codec.h"
+#include "platform/workload/llm/reference_decoder.h"
+#include "platform/workload/llm/weight_image.h"
 #include "pccx_gemma_decode.h"
-#include "workload/decode_runner.h"
-#include "workload/kv_history.h"
+#include "platform/workload/decode_runner.h"
+#include "platform/workload/kv_history.h"
 
 using namespace pccx;
 
@@ -64,7 +64,7 @@ std::vector<uint32_t> driver_positions(const pccx_kv_handle& h) {
 }
 
 // Largest error allowed between a vector and its decoded record, per
-// element (docs/kv-formats.md, error bounds); rotated formats are checked
+// element (docs/reference/kv-formats.md, error bounds); rotated formats are checked
 // by their mean squared error instead.
 double element_bound(const kv::kv_format& f, const std::vector<float>& x, uint32_t i) {
   switch (f.kind) {

@@ -1,4 +1,4 @@
-// The run's plots (docs/plots.md) and the speed figures of summary.json:
+// The run's plots (docs/reference/plots.md) and the speed figures of summary.json:
 // the DDR bandwidth SVG read back and integrated against the recorded
 // bytes, its reference lines and markers; the decode's latency bars against
 // the report's per-token latency.
@@ -12,18 +12,17 @@
 #include <nlohmann/json.hpp>
 #include <sstream>
 
-#include "config/config_loader.h"
-#include "llm/model_config.h"
-#include "memory/ddr/ddr_efficiency.h"
+#include "platform/config/platform_loader.h"
+#include "platform/workload/llm/model_config.h"
+#include "models/memory/ddr/ddr_efficiency.h"
 #include "svg_reader.h"
-#include "trace/trace_hub.h"
-#include "vp/firmware/firmware_loader.h"
-#include "vp/report/bandwidth_svg.h"
-#include "vp/report/svg_plot.h"
-#include "vp/top/memory_params.h"
-#include "vp/top/simulation.h"
-#include "workload/decode_plots.h"
-#include "workload/decode_runner.h"
+#include "infra/trace/trace_hub.h"
+#include "platform/vp/firmware/firmware_loader.h"
+#include "platform/vp/report/bandwidth_svg.h"
+#include "platform/vp/report/svg_plot.h"
+#include "platform/vp/top/simulation.h"
+#include "platform/workload/decode_plots.h"
+#include "platform/workload/decode_runner.h"
 
 using namespace pccx;
 namespace fs = std::filesystem;
@@ -163,7 +162,7 @@ TEST_F(Plots, BandwidthSvgOfATinyDecode) {
   }
 
   // The reference lines at the configured DDR's peak and effective GB/s.
-  const auto eff = mem::derive_efficiency(vp::make_ddr_params(cfg).dram);
+  const auto eff = mem::derive_efficiency(cfg.ddr);
   const plot_frame f = frame_of(svg);
   EXPECT_NEAR(eff.peak_bytes_per_s, 19.2e9, 1);
   const auto peak = svg.by_class("line", "peak");
@@ -420,7 +419,7 @@ TEST(BandwidthSvg, ThousandsOfWindowsMergeAndManyMarkersThin) {
   EXPECT_LT(text.size(), 200000u);
 }
 
-// The example pictures of docs/plots.md: a tiny-model decode of two tokens
+// The example pictures of docs/reference/plots.md: a tiny-model decode of two tokens
 // with --per-layer and 2 us windows. With PCCX_UPDATE_DOCS set they are
 // rewritten; otherwise the checked-in files must be well-formed and show
 // what a fresh run shows: the same series and the same bars.

@@ -1,4 +1,4 @@
-// The run's trace outputs (docs/traces.md) from a decode of the tiny model
+// The run's trace outputs (docs/reference/traces.md) from a decode of the tiny model
 // in timing mode and from small firmware written here:
 // trace.perfetto.json against the run's own counts and summary,
 // signals.vcd's declarations and value changes, and session.pccx read back
@@ -14,13 +14,13 @@
 #include <set>
 #include <sstream>
 
-#include "llm/model_config.h"
+#include "platform/workload/llm/model_config.h"
 #include "pccx_simctl.h"
 #include "pccx_uca_ext.h"
 #include "platform_test_util.h"
-#include "trace/pccx_session.h"
-#include "vp/top/run_outputs.h"
-#include "workload/decode_runner.h"
+#include "traces/pccx_session.h"
+#include "platform/vp/top/run_outputs.h"
+#include "platform/workload/decode_runner.h"
 
 using namespace pccx;
 using namespace pccx::test;

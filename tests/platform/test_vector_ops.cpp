@@ -1,7 +1,7 @@
 // The firmware's vector operations (pccx_ops) on the platform: pieces of
 // long element-wise CVOs, a long REDUCE_SUM accumulated piece by piece, and
 // RMSNorm, against double-precision references within the bounds their BF16
-// roundings allow (docs/firmware.md, "Vector operations").
+// roundings allow (docs/guides/firmware.md, "Vector operations").
 #include <gtest/gtest.h>
 
 #include <cmath>

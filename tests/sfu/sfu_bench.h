@@ -9,9 +9,9 @@
 #include <systemc>
 
 #include "mmio_master.h"
-#include "npu/core/npu.h"
-#include "npu/isa/instruction.h"
-#include "npu/units/sfu_unit.h"
+#include "models/npu/core/npu.h"
+#include "models/npu/isa/instruction.h"
+#include "models/npu/units/sfu_unit.h"
 #include "unit_bench.h"
 
 namespace pccx::test {

@@ -9,8 +9,8 @@
 #include <string>
 #include <vector>
 
-#include "npu/units/bf16.h"
-#include "npu/units/sfu_unit.h"
+#include "models/npu/units/bf16.h"
+#include "models/npu/units/sfu_unit.h"
 #include "pccx_isa.h"
 #include "uCA_v1_api.h"
 

@@ -7,7 +7,7 @@
 #include <cstring>
 #include <limits>
 
-#include "npu/units/bf16.h"
+#include "models/npu/units/bf16.h"
 
 using namespace pccx::npu;
 

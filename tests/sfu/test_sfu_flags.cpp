@@ -193,7 +193,7 @@ TEST(SfuModes, TimingOnlyComputesNothingWithTheSameTiming) {
     EXPECT_EQ(b.perf().value(PCCX_PERF_SFU_ELEMENTS), 1000u);
   }
   // The functional twin in a second bench would need a second elaboration;
-  // compare against the closed form instead (docs/sfu.md).
+  // compare against the closed form instead (docs/models/sfu.md).
   functional_cycles = 4 + 1000 + 12 + 1;  // GELU latency 12, output register 1
   EXPECT_DOUBLE_EQ(timing_cycles, functional_cycles);
 }

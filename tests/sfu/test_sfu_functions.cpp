@@ -1,6 +1,6 @@
 // Every CVO function over a sweep of BF16 inputs (zeros, negatives, large,
 // tiny, subnormal, inf, NaN) against a double libm reference rounded to
-// BF16, with the error bounds of docs/sfu.md.
+// BF16, with the error bounds of docs/models/sfu.md.
 #include <gtest/gtest.h>
 
 #include <random>
@@ -109,7 +109,7 @@ TEST(SfuFunctions, SpotValues) {
   EXPECT_TRUE(bf16::is_nan(m[7]));
 }
 
-// REDUCE_SUM: FP32 sequential sum. Bound (docs/sfu.md):
+// REDUCE_SUM: FP32 sequential sum. Bound (docs/models/sfu.md):
 // |got - exact| <= 2^-8 |exact| + (n - 1) 2^-24 sum|x_i| (+ smallest subnormal).
 TEST(SfuFunctions, ReduceSumWithinDerivedBound) {
   sfu_bench b;

@@ -1,6 +1,6 @@
 // Timing: one element per clock, function latency, output register, the L2
 // read pipeline (1 address clock + 3 URAM latency) in front, and port-1
-// contention. Cycle counts are exact for the uncontended cases (docs/sfu.md:
+// contention. Cycle counts are exact for the uncontended cases (docs/models/sfu.md:
 // total = 4 + elements + latency + output_register).
 #include <gtest/gtest.h>
 

@@ -2,7 +2,7 @@
 
 #include <tlm_utils/tlm_quantumkeeper.h>
 
-#include "npu/units/bf16.h"
+#include "models/npu/units/bf16.h"
 
 namespace pccx::test {
 

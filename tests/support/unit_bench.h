@@ -14,11 +14,11 @@
 #include <utility>
 #include <vector>
 
-#include "memory/dma/stream_fifo.h"
-#include "memory/l2/l2_memory.h"
-#include "npu/core/execution_unit.h"
-#include "npu/core/perf_counters.h"
-#include "npu/isa/instruction.h"
+#include "models/memory/dma/stream_fifo.h"
+#include "models/memory/l2/l2_memory.h"
+#include "models/npu/core/execution_unit.h"
+#include "models/npu/core/perf_counters.h"
+#include "models/npu/isa/instruction.h"
 
 namespace pccx::test {
 

@@ -1,4 +1,4 @@
-#include "memory/common/port_merger.h"
+#include "models/memory/common/port_merger.h"
 
 namespace pccx::mem {
 

@@ -1,4 +1,4 @@
-#include "memory/common/traffic.h"
+#include "models/memory/common/traffic.h"
 
 namespace pccx::mem {
 

@@ -1,4 +1,4 @@
-#include "memory/ddr/arbitration_policy.h"
+#include "models/memory/ddr/arbitration_policy.h"
 
 #include <stdexcept>
 

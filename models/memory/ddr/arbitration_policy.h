@@ -14,7 +14,7 @@
 #include <string>
 #include <vector>
 
-#include "memory/common/traffic.h"
+#include "models/memory/common/traffic.h"
 
 namespace pccx::mem {
 

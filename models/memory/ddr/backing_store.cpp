@@ -1,4 +1,4 @@
-#include "memory/ddr/backing_store.h"
+#include "models/memory/ddr/backing_store.h"
 
 #include <algorithm>
 #include <cstring>

@@ -1,4 +1,4 @@
-#include "memory/ddr/bandwidth_recorder.h"
+#include "models/memory/ddr/bandwidth_recorder.h"
 
 #include <algorithm>
 #include <cstdio>
@@ -6,7 +6,7 @@
 #include <fstream>
 #include <stdexcept>
 
-#include "trace/trace_hub.h"
+#include "infra/trace/trace_hub.h"
 
 namespace pccx::mem {
 

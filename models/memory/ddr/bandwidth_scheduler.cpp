@@ -1,4 +1,4 @@
-#include "memory/ddr/bandwidth_scheduler.h"
+#include "models/memory/ddr/bandwidth_scheduler.h"
 
 #include <algorithm>
 #include <cmath>

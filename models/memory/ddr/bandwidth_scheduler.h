@@ -22,11 +22,11 @@
 #include <memory>
 #include <systemc>
 
-#include "memory/common/traffic.h"
-#include "memory/ddr/arbitration_policy.h"
-#include "memory/ddr/capacity_timeline.h"
-#include "memory/ddr/ddr_efficiency.h"
-#include "memory/ddr/ddr_params.h"
+#include "models/memory/common/traffic.h"
+#include "models/memory/ddr/arbitration_policy.h"
+#include "models/memory/ddr/capacity_timeline.h"
+#include "models/memory/ddr/ddr_efficiency.h"
+#include "models/memory/ddr/ddr_params.h"
 
 namespace pccx::mem {
 

@@ -1,4 +1,4 @@
-#include "memory/ddr/capacity_timeline.h"
+#include "models/memory/ddr/capacity_timeline.h"
 
 #include <algorithm>
 #include <cmath>

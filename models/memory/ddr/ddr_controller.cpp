@@ -1,4 +1,5 @@
-#include "memory/ddr/ddr_controller.h"
+#include "models/memory/ddr/ddr_controller.h"
+#include "infra/text/hex.h"
 
 #include <algorithm>
 #include <cmath>
@@ -6,7 +7,7 @@
 #include <stdexcept>
 #include <utility>
 
-#include "trace/trace_hub.h"
+#include "infra/trace/trace_hub.h"
 
 namespace pccx::mem {
 
@@ -33,11 +34,7 @@ const ddr_params& checked(const ddr_params& p) {
   return p;
 }
 
-std::string hex(uint64_t v) {
-  char buf[24];
-  std::snprintf(buf, sizeof buf, "0x%llx", static_cast<unsigned long long>(v));
-  return buf;
-}
+using text::hex;
 
 }  // namespace
 

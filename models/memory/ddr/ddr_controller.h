@@ -11,7 +11,7 @@
 // TLM_ADDRESS_ERROR_RESPONSE). In timing mode the data pointer may be null
 // and no data is kept. transport_dbg reads and writes the store without
 // timing (functional mode only). DMI is never granted: it would bypass the
-// bandwidth model. docs/memory-ddr.md describes the model.
+// bandwidth model. docs/models/memory-ddr.md describes the model.
 #pragma once
 
 #include <tlm_utils/simple_target_socket.h>
@@ -23,14 +23,14 @@
 #include <systemc>
 #include <tlm>
 
-#include "log/logger.h"
-#include "memory/common/traffic.h"
-#include "memory/ddr/backing_store.h"
-#include "memory/ddr/bandwidth_recorder.h"
-#include "memory/ddr/bandwidth_scheduler.h"
-#include "memory/ddr/ddr_efficiency.h"
-#include "memory/ddr/ddr_params.h"
-#include "trace/jsonl_trace.h"
+#include "infra/log/logger.h"
+#include "models/memory/common/traffic.h"
+#include "models/memory/ddr/backing_store.h"
+#include "models/memory/ddr/bandwidth_recorder.h"
+#include "models/memory/ddr/bandwidth_scheduler.h"
+#include "models/memory/ddr/ddr_efficiency.h"
+#include "models/memory/ddr/ddr_params.h"
+#include "traces/jsonl_trace.h"
 
 namespace pccx::mem {
 

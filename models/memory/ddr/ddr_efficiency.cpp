@@ -1,4 +1,4 @@
-#include "memory/ddr/ddr_efficiency.h"
+#include "models/memory/ddr/ddr_efficiency.h"
 
 #include <algorithm>
 #include <stdexcept>
@@ -9,14 +9,14 @@ const char* efficiency_model_name(efficiency_model m) {
   return m == efficiency_model::fixed ? "fixed" : "derived";
 }
 
-ddr_efficiency derive_efficiency(const ddr_dram_params& p) {
+ddr_efficiency derive_efficiency(const config::ddr_config& p) {
   if (p.data_rate_mtps == 0 || p.bus_bits < 8 || p.burst_length < 2 || p.page_bytes == 0)
     throw std::invalid_argument("DDR efficiency: data rate, bus width, burst and page must be > 0");
-  if (!(p.trefi_ns > p.trfc_ns))
+  if (!(p.timing.trefi_ns > p.timing.trfc_ns))
     throw std::invalid_argument("DDR efficiency: tREFI must be longer than tRFC");
 
   ddr_efficiency e;
-  e.model = p.model;
+  e.model = efficiency_model_of(p);
   e.tck_ns = 2000.0 / p.data_rate_mtps;  // two transfers per clock
   const double bus_bytes = p.bus_bits / 8.0;
   e.peak_bytes_per_s = p.data_rate_mtps * 1e6 * bus_bytes;
@@ -24,25 +24,25 @@ ddr_efficiency derive_efficiency(const ddr_dram_params& p) {
   // A burst occupies BL/2 clocks of data bus; back-to-back bursts to
   // alternating bank groups can start every tCCD_S clocks.
   const double burst_tck = p.burst_length / 2.0;
-  const double burst_factor = burst_tck / std::max(burst_tck, static_cast<double>(p.tccd_s));
+  const double burst_factor = burst_tck / std::max(burst_tck, static_cast<double>(p.timing.tccd_s));
   const double stream_bytes_per_ns = e.peak_bytes_per_s * 1e-9 * burst_factor;
 
   e.page_transfer_ns = p.page_bytes / stream_bytes_per_ns;
-  e.row_switch_ns = p.row_switch_exposed * (p.trp + p.trcd) * e.tck_ns;
+  e.row_switch_ns = p.row_switch_exposed * (p.timing.trp + p.timing.trcd) * e.tck_ns;
 
   // Mixed traffic: a read batch and a write batch, then back.
   e.batch_ns = 2.0 * p.rw_batch_bytes / stream_bytes_per_ns;
-  e.write_to_read_tck = p.cwl + p.burst_length / 2 + p.twtr_l;
-  const int64_t r2w = static_cast<int64_t>(p.cl) - static_cast<int64_t>(p.cwl) +
+  e.write_to_read_tck = p.timing.cwl + p.burst_length / 2 + p.timing.twtr_l;
+  const int64_t r2w = static_cast<int64_t>(p.timing.cl) - static_cast<int64_t>(p.timing.cwl) +
                       static_cast<int64_t>(p.burst_length / 2) + 2;
   e.read_to_write_tck = static_cast<uint32_t>(std::max<int64_t>(0, r2w));
   e.turnaround_ns = (e.write_to_read_tck + e.read_to_write_tck) * e.tck_ns;
   e.mixed_factor = e.batch_ns / (e.batch_ns + e.turnaround_ns);
 
-  if (p.model == efficiency_model::fixed) {
+  if (e.model == efficiency_model::fixed) {
     e.fixed_factor = p.fixed_efficiency;
   } else {
-    e.refresh_factor = 1.0 - p.trfc_ns / p.trefi_ns;
+    e.refresh_factor = 1.0 - p.timing.trfc_ns / p.timing.trefi_ns;
     e.burst_factor = burst_factor;
     e.row_switch_factor = e.page_transfer_ns / (e.page_transfer_ns + e.row_switch_ns);
     e.controller_factor = p.controller_efficiency;

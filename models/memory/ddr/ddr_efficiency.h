@@ -4,14 +4,14 @@
 // derived: effective = peak x refresh x burst x row_switch x controller x interconnect
 // fixed:   effective = peak x fixed_efficiency (the other factors are 1)
 // Both: when reads and writes share the DDR, the effective bandwidth is
-// further multiplied by mixed_factor (bus turnarounds). docs/memory-ddr.md
+// further multiplied by mixed_factor (bus turnarounds). docs/models/memory-ddr.md
 // states each formula.
 #pragma once
 
 #include <cstdint>
 #include <nlohmann/json.hpp>
 
-#include "memory/ddr/ddr_params.h"
+#include "models/memory/ddr/ddr_params.h"
 
 namespace pccx::mem {
 
@@ -49,7 +49,7 @@ const char* efficiency_model_name(efficiency_model m);
 
 // Throws std::invalid_argument for inputs that make no bandwidth (zero rate,
 // bus or burst, tREFI <= tRFC).
-ddr_efficiency derive_efficiency(const ddr_dram_params& p);
+ddr_efficiency derive_efficiency(const config::ddr_config& p);
 
 // Every factor and intermediate value, GB/s as 1e9 bytes/s.
 nlohmann::ordered_json to_json(const ddr_efficiency& e);

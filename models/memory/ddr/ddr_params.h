@@ -1,7 +1,7 @@
-// Runtime parameters of the DDR4 controller model, converted once from the
-// configuration (platform/vp/top/memory_params.cpp): latencies and windows as
-// sc_time, port caps in bytes per second, DRAM timing as the JEDEC numbers the
-// efficiency derivation (ddr_efficiency.h) consumes.
+// Runtime parameters of the DDR4 controller model, converted once from its
+// configuration section (ddr_config.h) by make_ddr_params(): latencies and
+// windows as sc_time, port caps in bytes per second; the DRAM timing stays
+// the section itself, as the efficiency derivation (ddr_efficiency.h) reads it.
 #pragma once
 
 #include <array>
@@ -9,36 +9,16 @@
 #include <string>
 #include <systemc>
 
-#include "memory/common/traffic.h"
+#include "models/memory/common/traffic.h"
+#include "models/memory/ddr/ddr_config.h"
 
 namespace pccx::mem {
 
 enum class efficiency_model { derived, fixed };
-
-// Inputs of the efficiency derivation. Timing in tCK unless the name says ns.
-struct ddr_dram_params {
-  efficiency_model model = efficiency_model::derived;
-  uint32_t data_rate_mtps = 2400;
-  uint32_t bus_bits = 64;
-  uint32_t burst_length = 8;
-  uint32_t page_bytes = 8192;
-  uint32_t cl = 16;
-  uint32_t cwl = 16;
-  uint32_t trcd = 16;
-  uint32_t trp = 16;
-  uint32_t tccd_s = 4;
-  uint32_t twtr_l = 9;
-  double trfc_ns = 350.0;
-  double trefi_ns = 7800.0;
-  double row_switch_exposed = 1.0;
-  uint32_t rw_batch_bytes = 2048;
-  double controller_efficiency = 0.75;
-  double interconnect_efficiency = 0.85;
-  double fixed_efficiency = 0.57;
-};
+efficiency_model efficiency_model_of(const config::ddr_config& d);
 
 struct ddr_params {
-  ddr_dram_params dram;
+  config::ddr_config dram;  // the ddr section: DRAM timing and efficiencies
   // DDR as the initiators address it: [base, base + size).
   uint64_t base = 0;
   uint64_t size = 0x100000000ull;
@@ -58,5 +38,20 @@ struct ddr_params {
   // Window of the bandwidth time series.
   sc_core::sc_time window = sc_core::sc_time(10000.0, sc_core::SC_NS);
 };
+
+// What the controller needs from outside its own section: where DDR sits in
+// the NPU's address space, the run's mode and quantum, the AXI clock of the
+// HP and ACP ports and the statistics window.
+struct ddr_surroundings {
+  uint64_t base = 0;
+  uint64_t size = 0x100000000ull;
+  bool functional = true;
+  double axi_mhz = 250.0;
+  uint64_t quantum_ns = 1000;
+  double window_ns = 10000.0;
+};
+
+// Throws std::invalid_argument when port_weights does not have one entry per port.
+ddr_params make_ddr_params(const config::ddr_config& d, const ddr_surroundings& s);
 
 }  // namespace pccx::mem

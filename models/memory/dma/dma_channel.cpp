@@ -1,11 +1,12 @@
-#include "memory/dma/dma_channel.h"
+#include "models/memory/dma/dma_channel.h"
+#include "infra/text/hex.h"
 
 #include <algorithm>
 #include <cinttypes>
 #include <cstdio>
 #include <stdexcept>
 
-#include "mmio/register_access.h"
+#include "infra/mmio/register_access.h"
 #include "pccx_dma.h"
 
 namespace pccx::mem {
@@ -15,11 +16,7 @@ using sc_core::SC_ZERO_TIME;
 
 namespace {
 
-std::string hex(uint64_t v) {
-  char buf[24];
-  std::snprintf(buf, sizeof buf, "0x%" PRIx64, v);
-  return buf;
-}
+using text::hex;
 
 // Transactions of at most block_bytes, small enough that `outstanding` of
 // them fit the FIFO together, and a multiple of the alignment when possible.

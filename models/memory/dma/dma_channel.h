@@ -2,7 +2,7 @@
 // descriptors {DDR address, bytes, tag, traffic class}, a thread that moves
 // the bytes between DDR and a stream FIFO, and a status queue reporting each
 // descriptor's outcome. Registers and codes: firmware/include/pccx_dma.h;
-// behaviour and timing: docs/memory-dma-l2.md.
+// behaviour and timing: docs/models/memory-dma-l2.md.
 //
 // Direction ddr_to_stream (HP0..HP3, ACP_FMAP) reads DDR into the FIFO;
 // stream_to_ddr (ACP_RESULT) drains the FIFO into DDR. Each DDR transaction
@@ -25,9 +25,9 @@
 #include <tlm>
 #include <vector>
 
-#include "log/logger.h"
-#include "memory/common/traffic.h"
-#include "memory/dma/stream_fifo.h"
+#include "infra/log/logger.h"
+#include "models/memory/common/traffic.h"
+#include "models/memory/dma/stream_fifo.h"
 
 namespace pccx::mem {
 

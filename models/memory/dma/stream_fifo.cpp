@@ -1,4 +1,4 @@
-#include "memory/dma/stream_fifo.h"
+#include "models/memory/dma/stream_fifo.h"
 
 #include <algorithm>
 #include <cstring>

@@ -1,4 +1,4 @@
-#include "memory/l2/l2_memory.h"
+#include "models/memory/l2/l2_memory.h"
 
 #include <algorithm>
 #include <cstring>

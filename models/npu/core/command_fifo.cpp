@@ -1,4 +1,4 @@
-#include "npu/core/command_fifo.h"
+#include "models/npu/core/command_fifo.h"
 
 #include <stdexcept>
 

@@ -1,4 +1,5 @@
-#include "npu/core/command_processor.h"
+#include "models/npu/core/command_processor.h"
+#include "infra/text/hex.h"
 
 #include <cinttypes>
 #include <cstdio>
@@ -18,11 +19,7 @@ uint32_t words_for_elements(uint64_t elements) {
   return static_cast<uint32_t>((elements + PCCX_BF16_PER_L2_WORD - 1) / PCCX_BF16_PER_L2_WORD);
 }
 
-std::string hex_word(uint64_t w) {
-  char buf[24];
-  std::snprintf(buf, sizeof buf, "0x%016" PRIx64, w);
-  return buf;
-}
+using text::hex_word;
 
 // Per-engine counters, indexed by unit_kind.
 constexpr uint32_t kBusyCounter[] = {PCCX_PERF_GEMV_BUSY, PCCX_PERF_GEMM_BUSY, PCCX_PERF_SFU_BUSY,

@@ -15,13 +15,13 @@
 #include <string>
 #include <systemc>
 
-#include "log/logger.h"
-#include "npu/core/command_fifo.h"
-#include "npu/core/constant_cache.h"
-#include "npu/core/execution_unit.h"
-#include "npu/core/npu_params.h"
-#include "npu/core/perf_counters.h"
-#include "trace/trace_hub.h"
+#include "infra/log/logger.h"
+#include "models/npu/core/command_fifo.h"
+#include "models/npu/core/constant_cache.h"
+#include "models/npu/core/execution_unit.h"
+#include "models/npu/core/npu_params.h"
+#include "models/npu/core/perf_counters.h"
+#include "infra/trace/trace_hub.h"
 
 namespace pccx::npu {
 

@@ -1,4 +1,4 @@
-#include "npu/core/constant_cache.h"
+#include "models/npu/core/constant_cache.h"
 
 #include <stdexcept>
 

@@ -1,4 +1,4 @@
-#include "npu/core/decoupled_clock.h"
+#include "models/npu/core/decoupled_clock.h"
 
 namespace pccx::npu {
 

@@ -1,4 +1,4 @@
-#include "npu/core/execution_unit.h"
+#include "models/npu/core/execution_unit.h"
 
 namespace pccx::npu {
 

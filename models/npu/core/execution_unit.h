@@ -10,8 +10,8 @@
 #include <string>
 #include <vector>
 
-#include "npu/core/result_stream.h"
-#include "npu/isa/instruction.h"
+#include "models/npu/core/result_stream.h"
+#include "models/npu/isa/instruction.h"
 
 namespace pccx::npu {
 

@@ -1,4 +1,4 @@
-#include "npu/core/npu.h"
+#include "models/npu/core/npu.h"
 
 namespace pccx::npu {
 

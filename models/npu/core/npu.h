@@ -6,13 +6,13 @@
 
 #include <systemc>
 
-#include "npu/core/command_fifo.h"
-#include "npu/core/command_processor.h"
-#include "npu/core/constant_cache.h"
-#include "npu/core/npu_params.h"
-#include "npu/core/npu_register_bank.h"
-#include "npu/core/perf_counters.h"
-#include "trace/trace_hub.h"
+#include "models/npu/core/command_fifo.h"
+#include "models/npu/core/command_processor.h"
+#include "models/npu/core/constant_cache.h"
+#include "models/npu/core/npu_params.h"
+#include "models/npu/core/npu_register_bank.h"
+#include "models/npu/core/perf_counters.h"
+#include "infra/trace/trace_hub.h"
 
 namespace pccx::npu {
 

@@ -7,7 +7,7 @@
 #include <string>
 #include <systemc>
 
-#include "npu/isa/instruction.h"
+#include "models/npu/isa/instruction.h"
 
 namespace pccx::npu {
 

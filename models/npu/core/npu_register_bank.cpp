@@ -1,6 +1,6 @@
-#include "npu/core/npu_register_bank.h"
+#include "models/npu/core/npu_register_bank.h"
 
-#include "mmio/register_access.h"
+#include "infra/mmio/register_access.h"
 
 namespace pccx::npu {
 

@@ -15,10 +15,10 @@
 #include <systemc>
 #include <tlm>
 
-#include "log/logger.h"
-#include "npu/core/command_fifo.h"
-#include "npu/core/command_processor.h"
-#include "npu/core/perf_counters.h"
+#include "infra/log/logger.h"
+#include "models/npu/core/command_fifo.h"
+#include "models/npu/core/command_processor.h"
+#include "models/npu/core/perf_counters.h"
 
 namespace pccx::npu {
 

@@ -1,4 +1,4 @@
-#include "npu/core/perf_counters.h"
+#include "models/npu/core/perf_counters.h"
 
 #include <stdexcept>
 

@@ -1,4 +1,4 @@
-#include "npu/core/result_stream.h"
+#include "models/npu/core/result_stream.h"
 
 #include <stdexcept>
 #include <string>

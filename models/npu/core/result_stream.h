@@ -17,7 +17,7 @@
 #include <systemc>
 #include <vector>
 
-#include "npu/isa/instruction.h"
+#include "models/npu/isa/instruction.h"
 
 namespace pccx::npu {
 

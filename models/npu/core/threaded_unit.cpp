@@ -1,4 +1,4 @@
-#include "npu/core/threaded_unit.h"
+#include "models/npu/core/threaded_unit.h"
 
 #include <stdexcept>
 

@@ -7,7 +7,7 @@
 #include <string>
 #include <systemc>
 
-#include "npu/core/execution_unit.h"
+#include "models/npu/core/execution_unit.h"
 
 namespace pccx::npu {
 

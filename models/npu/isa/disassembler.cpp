@@ -1,10 +1,11 @@
-// One-line disassembly of pccx v002 instructions (syntax: docs/isa.md).
+// One-line disassembly of pccx v002 instructions (syntax: docs/reference/isa.md).
 #include <cinttypes>
 #include <cstdio>
 #include <string>
 #include <type_traits>
 
-#include "npu/isa/instruction.h"
+#include "models/npu/isa/instruction.h"
+#include "infra/text/hex.h"
 #include "pccx_isa.h"
 #include "uCA_v1_api.h"
 
@@ -19,9 +20,7 @@ std::string addr(uint32_t value) {
 }
 
 std::string hex16(uint16_t value) {
-  char buf[16];
-  std::snprintf(buf, sizeof buf, "0x%04x", static_cast<unsigned>(value));
-  return buf;
+  return text::hex(value, 4);
 }
 
 struct flag_name {

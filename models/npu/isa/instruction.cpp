@@ -1,5 +1,6 @@
 // Static decoder and encoder of pccx v002 instructions (instruction.h).
-#include "npu/isa/instruction.h"
+#include "models/npu/isa/instruction.h"
+#include "infra/text/hex.h"
 
 #include <cinttypes>
 #include <cstdio>
@@ -22,12 +23,7 @@ uint64_t put(uint64_t value, unsigned lsb, unsigned width) {
   return PCCX_FIELD_PUT(value, lsb, width);
 }
 
-// "0x" followed by at least `digits` lowercase hex digits.
-std::string hex(uint64_t value, int digits = 1) {
-  char buf[32];
-  std::snprintf(buf, sizeof buf, "0x%0*" PRIx64, digits, value);
-  return buf;
-}
+using text::hex;
 
 std::string addr(uint32_t value) {
   return hex(value, 5);

@@ -88,7 +88,7 @@ struct decode_error {
 using decode_result = std::variant<instruction, decode_error>;
 
 // Static checks of one word. When several fail, the first in this order is
-// reported (docs/isa.md): unknown opcode, reserved bits, CVO function code,
+// reported (docs/reference/isa.md): unknown opcode, reserved bits, CVO function code,
 // lanes, cache slot/bank, MEMCPY route, zero length, length too large, L2
 // range; inside one step, fields are checked from the most significant bit
 // down (and L2 start addresses before range ends).

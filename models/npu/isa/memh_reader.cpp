@@ -1,5 +1,5 @@
 // .memh reader and listing formatter (memh_reader.h).
-#include "npu/isa/memh_reader.h"
+#include "models/npu/isa/memh_reader.h"
 
 #include <cerrno>
 #include <cinttypes>

@@ -1,6 +1,6 @@
 // Reader for .memh instruction streams (one 64-bit word per line, 16 hex
 // digits, no prefix; blank lines and // or # comments ignored; @address
-// records rejected) and a listing formatter. Format: docs/isa.md.
+// records rejected) and a listing formatter. Format: docs/reference/isa.md.
 #pragma once
 
 #include <cstdint>
@@ -9,7 +9,7 @@
 #include <string>
 #include <vector>
 
-#include "npu/isa/instruction.h"
+#include "models/npu/isa/instruction.h"
 
 namespace pccx::isa {
 

@@ -1,4 +1,4 @@
-#include "npu/units/bf16.h"
+#include "models/npu/units/bf16.h"
 
 #include <cmath>
 #include <cstring>

@@ -1,4 +1,4 @@
-#include "npu/units/gemm_unit.h"
+#include "models/npu/units/gemm_unit.h"
 
 #include <algorithm>
 #include <cmath>
@@ -6,8 +6,8 @@
 #include <string>
 #include <variant>
 
-#include "npu/units/bf16.h"
-#include "npu/units/matmul_common.h"
+#include "models/npu/units/bf16.h"
+#include "models/npu/units/matmul_common.h"
 #include "pccx_isa.h"
 #include "uCA_v1_api.h"
 
@@ -113,7 +113,7 @@ threaded_unit::result gemm_unit::execute(const dispatched_instruction& d) {
                 std::to_string(params_.act_buffer_bytes) + " bytes (npu.gemm.act_buffer_bytes)"};
   const bool w_scale = mm->flags & UCA_FLAG_W_SCALE;
   const bool accm = mm->flags & UCA_FLAG_ACCM;
-  // UCA_FLAG_FINDEMAX is ignored by the GEMM unit (docs/gemm.md).
+  // UCA_FLAG_FINDEMAX is ignored by the GEMM unit (docs/models/gemm.md).
   const uint64_t tbytes = tile_bytes_per_fifo();
   const uint64_t sbytes = scale_bytes_per_fifo();
   for (auto* f : fifos_)

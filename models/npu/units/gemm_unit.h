@@ -22,7 +22,7 @@
 //   writes   each result word through L2 port 1 after its last N-tile.
 //
 // The thread is temporally decoupled (global quantum) and waits in kernel
-// time only when a FIFO holds no bytes for the next tile. docs/gemm.md lists
+// time only when a FIFO holds no bytes for the next tile. docs/models/gemm.md lists
 // the semantics and which of them the spec fixes.
 #pragma once
 
@@ -30,11 +30,11 @@
 #include <systemc>
 #include <vector>
 
-#include "memory/dma/stream_fifo.h"
-#include "memory/l2/l2_memory.h"
-#include "npu/core/decoupled_clock.h"
-#include "npu/core/perf_counters.h"
-#include "npu/core/threaded_unit.h"
+#include "models/memory/dma/stream_fifo.h"
+#include "models/memory/l2/l2_memory.h"
+#include "models/npu/core/decoupled_clock.h"
+#include "models/npu/core/perf_counters.h"
+#include "models/npu/core/threaded_unit.h"
 
 namespace pccx::npu {
 

@@ -1,4 +1,4 @@
-#include "npu/units/gemv_unit.h"
+#include "models/npu/units/gemv_unit.h"
 
 #include <algorithm>
 #include <cmath>
@@ -6,9 +6,9 @@
 #include <string>
 #include <variant>
 
-#include "kv/kv_format.h"
-#include "npu/units/bf16.h"
-#include "npu/units/matmul_common.h"
+#include "models/kv/kv_format.h"
+#include "models/npu/units/bf16.h"
+#include "models/npu/units/matmul_common.h"
 #include "pccx_isa.h"
 #include "uCA_v1_api.h"
 

@@ -12,7 +12,7 @@
 //            the reduction pipeline (pipeline_latency_cycles after their core).
 //
 // The thread is temporally decoupled (global quantum) and waits in kernel
-// time only when a FIFO holds no bytes for the next row. docs/gemv.md lists
+// time only when a FIFO holds no bytes for the next row. docs/models/gemv.md lists
 // the semantics and which of them the spec fixes.
 #pragma once
 
@@ -22,12 +22,12 @@
 #include <systemc>
 #include <vector>
 
-#include "kv/kv_codec.h"
-#include "memory/dma/stream_fifo.h"
-#include "memory/l2/l2_memory.h"
-#include "npu/core/decoupled_clock.h"
-#include "npu/core/perf_counters.h"
-#include "npu/core/threaded_unit.h"
+#include "models/kv/kv_codec.h"
+#include "models/memory/dma/stream_fifo.h"
+#include "models/memory/l2/l2_memory.h"
+#include "models/npu/core/decoupled_clock.h"
+#include "models/npu/core/perf_counters.h"
+#include "models/npu/core/threaded_unit.h"
 
 namespace pccx::npu {
 

@@ -1,10 +1,10 @@
-#include "npu/units/matmul_common.h"
+#include "models/npu/units/matmul_common.h"
 
 #include <algorithm>
 #include <cmath>
 #include <variant>
 
-#include "npu/units/bf16.h"
+#include "models/npu/units/bf16.h"
 #include "pccx_isa.h"
 
 namespace pccx::npu::matmul {

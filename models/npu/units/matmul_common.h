@@ -11,10 +11,10 @@
 #include <systemc>
 #include <vector>
 
-#include "memory/dma/stream_fifo.h"
-#include "memory/l2/l2_memory.h"
-#include "npu/core/decoupled_clock.h"
-#include "npu/core/execution_unit.h"
+#include "models/memory/dma/stream_fifo.h"
+#include "models/memory/l2/l2_memory.h"
+#include "models/npu/core/decoupled_clock.h"
+#include "models/npu/core/execution_unit.h"
 
 namespace pccx::npu::matmul {
 

@@ -1,10 +1,10 @@
-#include "npu/units/memcpy_unit.h"
+#include "models/npu/units/memcpy_unit.h"
 
 #include <algorithm>
 #include <stdexcept>
 #include <string>
 
-#include "npu/units/bf16.h"
+#include "models/npu/units/bf16.h"
 #include "pccx_isa.h"
 
 namespace pccx::npu {

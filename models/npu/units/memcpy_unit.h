@@ -24,11 +24,11 @@
 #include <systemc>
 #include <vector>
 
-#include "kv/kv_codec.h"
-#include "memory/dma/stream_fifo.h"
-#include "memory/l2/l2_memory.h"
-#include "npu/core/decoupled_clock.h"
-#include "npu/core/threaded_unit.h"
+#include "models/kv/kv_codec.h"
+#include "models/memory/dma/stream_fifo.h"
+#include "models/memory/l2/l2_memory.h"
+#include "models/npu/core/decoupled_clock.h"
+#include "models/npu/core/threaded_unit.h"
 
 namespace pccx::npu {
 

@@ -1,4 +1,5 @@
-#include "npu/units/sfu_unit.h"
+#include "models/npu/units/sfu_unit.h"
+#include "infra/text/hex.h"
 
 #include <algorithm>
 #include <cmath>
@@ -7,7 +8,7 @@
 #include <string>
 #include <variant>
 
-#include "npu/units/bf16.h"
+#include "models/npu/units/bf16.h"
 #include "pccx_isa.h"
 #include "uCA_v1_api.h"
 
@@ -22,9 +23,7 @@ constexpr uint32_t kPerWord = bf16::kPerWord;
 constexpr unsigned kPort = mem::l2_memory::kComputePort;
 
 std::string hex(unsigned v) {
-  char b[8];
-  std::snprintf(b, sizeof b, "0x%X", v);
-  return b;
+  return text::hex_upper(v);
 }
 
 // 0.5 x (1 + tanh(u)) = x * sigmoid(2u): the sigmoid form has no

@@ -15,7 +15,7 @@
 // quantum) and retires when the last word is written. Uncontended, an
 // instruction takes (1 + L2 read latency) + elements + latency +
 // output_register clocks; SCALE streams one more element (the scalar).
-// docs/sfu.md lists the semantics and which of them the spec fixes.
+// docs/models/sfu.md lists the semantics and which of them the spec fixes.
 #pragma once
 
 #include <cstdint>
@@ -23,10 +23,10 @@
 #include <systemc>
 #include <vector>
 
-#include "memory/l2/l2_memory.h"
-#include "npu/core/decoupled_clock.h"
-#include "npu/core/perf_counters.h"
-#include "npu/core/threaded_unit.h"
+#include "models/memory/l2/l2_memory.h"
+#include "models/npu/core/decoupled_clock.h"
+#include "models/npu/core/perf_counters.h"
+#include "models/npu/core/threaded_unit.h"
 
 namespace pccx::npu {
 

@@ -1,4 +1,4 @@
-#include "vp/bus/address_router.h"
+#include "platform/vp/bus/address_router.h"
 
 #include <cstdio>
 #include <stdexcept>

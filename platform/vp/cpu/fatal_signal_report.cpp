@@ -1,4 +1,4 @@
-#include "vp/cpu/fatal_signal_report.h"
+#include "platform/vp/cpu/fatal_signal_report.h"
 
 #include <signal.h>
 #include <unistd.h>

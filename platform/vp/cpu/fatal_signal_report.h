@@ -10,7 +10,7 @@
 
 #include <string>
 
-#include "vp/cpu/firmware_activity.h"
+#include "platform/vp/cpu/firmware_activity.h"
 
 namespace pccx::vp {
 

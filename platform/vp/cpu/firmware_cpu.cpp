@@ -1,11 +1,12 @@
-#include "vp/cpu/firmware_cpu.h"
+#include "platform/vp/cpu/firmware_cpu.h"
+#include "infra/text/hex.h"
 
 #include <algorithm>
 #include <cstdio>
 
-#include "memory/common/traffic.h"
+#include "models/memory/common/traffic.h"
 #include "pccx_npu_regs.h"
-#include "vp/top/wall_clock_watchdog.h"
+#include "platform/vp/top/wall_clock_watchdog.h"
 
 namespace pccx::vp {
 
@@ -13,9 +14,7 @@ namespace {
 firmware_cpu* g_current = nullptr;
 
 std::string hex32(uint64_t v) {
-  char buf[24];
-  std::snprintf(buf, sizeof buf, "0x%08llx", static_cast<unsigned long long>(v));
-  return buf;
+  return text::hex(v, 8);
 }
 }  // namespace
 

@@ -19,11 +19,11 @@
 #include <systemc>
 #include <tlm>
 
-#include "log/logger.h"
-#include "trace/trace_hub.h"
-#include "vp/bus/address_router.h"
-#include "vp/cpu/firmware_activity.h"
-#include "vp/top/run_control.h"
+#include "infra/log/logger.h"
+#include "infra/trace/trace_hub.h"
+#include "platform/vp/bus/address_router.h"
+#include "platform/vp/cpu/firmware_activity.h"
+#include "platform/vp/top/run_control.h"
 
 namespace pccx::vp {
 

@@ -7,7 +7,7 @@
 
 #include "pccx_host_mem.h"
 #include "uCA_v1_hal.h"
-#include "vp/cpu/firmware_cpu.h"
+#include "platform/vp/cpu/firmware_cpu.h"
 
 namespace {
 pccx::vp::firmware_cpu& cpu(const char* function) {

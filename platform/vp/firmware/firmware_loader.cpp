@@ -1,4 +1,4 @@
-#include "vp/firmware/firmware_loader.h"
+#include "platform/vp/firmware/firmware_loader.h"
 
 #include <dlfcn.h>
 

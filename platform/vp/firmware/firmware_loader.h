@@ -9,7 +9,7 @@
 #include <string>
 #include <vector>
 
-#include "vp/cpu/firmware_cpu.h"
+#include "platform/vp/cpu/firmware_cpu.h"
 
 namespace pccx::vp {
 

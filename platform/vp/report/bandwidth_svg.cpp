@@ -1,10 +1,10 @@
-#include "vp/report/bandwidth_svg.h"
+#include "platform/vp/report/bandwidth_svg.h"
 
 #include <algorithm>
 #include <cmath>
 
-#include "trace/trace_hub.h"
-#include "vp/report/svg_plot.h"
+#include "infra/trace/trace_hub.h"
+#include "platform/vp/report/svg_plot.h"
 
 namespace pccx::report {
 
@@ -42,7 +42,7 @@ std::string style() {
   return s;
 }
 
-// The decode program's markers (docs/decode.md): "decode: token <t>",
+// The decode program's markers (docs/models/decode.md): "decode: token <t>",
 // "... layer <l>", "... exit", "... end". Anything else is `other`.
 enum class marker_kind { token, token_end, layer, other };
 

@@ -1,4 +1,4 @@
-// DDR bandwidth over simulated time as an SVG (docs/plots.md): GB/s per
+// DDR bandwidth over simulated time as an SVG (docs/reference/plots.md): GB/s per
 // traffic class as stacked areas, the DDR's peak and effective bandwidth as
 // horizontal lines, and the firmware's sim-control markers as vertical ones.
 #pragma once
@@ -7,7 +7,7 @@
 #include <string>
 #include <vector>
 
-#include "memory/ddr/bandwidth_recorder.h"
+#include "models/memory/ddr/bandwidth_recorder.h"
 
 namespace pccx::report {
 
@@ -15,7 +15,7 @@ struct bandwidth_plot {
   std::string title;
   double end_ns = 0;          // end of the run: the time axis reaches at least here
   double peak_gbps = 0;       // data rate x bus width
-  double effective_gbps = 0;  // the effective bandwidth of docs/memory-ddr.md
+  double effective_gbps = 0;  // the effective bandwidth of docs/models/memory-ddr.md
   std::vector<std::string> markers;
   std::vector<double> marker_times_ns;  // same order as markers
   // Windows are merged, a whole number per column, so that the plot has at

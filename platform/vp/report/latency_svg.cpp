@@ -1,9 +1,9 @@
-#include "vp/report/latency_svg.h"
+#include "platform/vp/report/latency_svg.h"
 
 #include <algorithm>
 #include <cmath>
 
-#include "vp/report/svg_plot.h"
+#include "platform/vp/report/svg_plot.h"
 
 namespace pccx::report {
 

@@ -1,4 +1,4 @@
-#include "vp/report/run_speed.h"
+#include "platform/vp/report/run_speed.h"
 
 #include <sys/resource.h>
 

@@ -1,5 +1,5 @@
 // The simulation's own speed: how fast the host ran the simulated platform
-// (speed.json in output.dir, docs/cli.md).
+// (speed.json in output.dir, docs/guides/cli.md).
 #pragma once
 
 #include <cstdint>

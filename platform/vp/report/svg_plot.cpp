@@ -1,4 +1,4 @@
-#include "vp/report/svg_plot.h"
+#include "platform/vp/report/svg_plot.h"
 
 #include <cmath>
 #include <cstdio>

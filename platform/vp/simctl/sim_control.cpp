@@ -1,4 +1,4 @@
-#include "vp/simctl/sim_control.h"
+#include "platform/vp/simctl/sim_control.h"
 
 #include <cstring>
 

@@ -14,9 +14,9 @@
 #include <tlm>
 #include <vector>
 
-#include "log/logger.h"
-#include "trace/trace_hub.h"
-#include "vp/top/run_control.h"
+#include "infra/log/logger.h"
+#include "infra/trace/trace_hub.h"
+#include "platform/vp/top/run_control.h"
 
 namespace pccx::vp {
 

@@ -1,4 +1,4 @@
-#include "vp/top/platform_top.h"
+#include "platform/vp/top/platform_top.h"
 
 namespace pccx::vp {
 

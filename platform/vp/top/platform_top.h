@@ -9,22 +9,22 @@
 #include <memory>
 #include <systemc>
 
-#include "memory/common/port_merger.h"
-#include "memory/ddr/ddr_controller.h"
-#include "memory/dma/dma_channel.h"
-#include "memory/dma/stream_fifo.h"
-#include "memory/l2/l2_memory.h"
-#include "npu/core/npu.h"
-#include "npu/units/gemm_unit.h"
-#include "npu/units/gemv_unit.h"
-#include "npu/units/memcpy_unit.h"
-#include "npu/units/sfu_unit.h"
-#include "trace/trace_hub.h"
-#include "vp/bus/address_router.h"
-#include "vp/cpu/firmware_cpu.h"
-#include "vp/simctl/sim_control.h"
-#include "vp/top/run_control.h"
-#include "vp/top/runtime_params.h"
+#include "models/memory/common/port_merger.h"
+#include "models/memory/ddr/ddr_controller.h"
+#include "models/memory/dma/dma_channel.h"
+#include "models/memory/dma/stream_fifo.h"
+#include "models/memory/l2/l2_memory.h"
+#include "models/npu/core/npu.h"
+#include "models/npu/units/gemm_unit.h"
+#include "models/npu/units/gemv_unit.h"
+#include "models/npu/units/memcpy_unit.h"
+#include "models/npu/units/sfu_unit.h"
+#include "infra/trace/trace_hub.h"
+#include "platform/vp/bus/address_router.h"
+#include "platform/vp/cpu/firmware_cpu.h"
+#include "platform/vp/simctl/sim_control.h"
+#include "platform/vp/top/run_control.h"
+#include "platform/vp/top/runtime_params.h"
 
 namespace pccx::vp {
 

@@ -1,4 +1,4 @@
-#include "vp/top/run_control.h"
+#include "platform/vp/top/run_control.h"
 
 #include <systemc>
 

@@ -1,4 +1,5 @@
-#include "vp/top/run_outputs.h"
+#include "platform/vp/top/run_outputs.h"
+#include "infra/text/hex.h"
 
 #include <array>
 #include <cinttypes>
@@ -7,12 +8,12 @@
 #include <stdexcept>
 #include <vector>
 
-#include "trace/pccx_session.h"
-#include "trace/perfetto_trace.h"
-#include "trace/timed_level.h"
-#include "trace/vcd_signals.h"
-#include "vp/top/platform_top.h"
-#include "vp/top/simulation.h"
+#include "traces/pccx_session.h"
+#include "traces/perfetto_trace.h"
+#include "traces/timed_level.h"
+#include "traces/vcd_signals.h"
+#include "platform/vp/top/platform_top.h"
+#include "platform/vp/top/simulation.h"
 
 #ifndef PCCX_VP_VERSION
 #define PCCX_VP_VERSION "0"
@@ -29,17 +30,8 @@ const char* const kChannelNames[PCCX_DMA_CHANNELS] = {"hp0", "hp1",      "hp2",
 constexpr npu::unit_kind kUnits[] = {npu::unit_kind::gemv, npu::unit_kind::gemm,
                                      npu::unit_kind::sfu, npu::unit_kind::dma};
 
-std::string hex(uint64_t v) {
-  char buf[24];
-  std::snprintf(buf, sizeof buf, "0x%" PRIx64, v);
-  return buf;
-}
-
-std::string hex_word(uint64_t w) {
-  char buf[24];
-  std::snprintf(buf, sizeof buf, "0x%016" PRIx64, w);
-  return buf;
-}
+using text::hex;
+using text::hex_word;
 
 sc_time since(const sc_time& from, const sc_time& to) {
   return to > from ? to - from : sc_core::SC_ZERO_TIME;

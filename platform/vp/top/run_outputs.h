@@ -6,15 +6,15 @@
 // it attaches to the models' hooks, streams what happens while the run goes
 // and writes what is known only at the end (DDR bandwidth windows, markers)
 // in finish(). Nothing is attached, and nothing kept, for an output that is
-// off. docs/traces.md describes the files.
+// off. docs/reference/traces.md describes the files.
 #pragma once
 
 #include <memory>
 #include <string>
 #include <systemc>
 
-#include "config/platform_config.h"
-#include "vp/top/runtime_params.h"
+#include "platform/config/platform_config.h"
+#include "platform/vp/top/runtime_params.h"
 
 namespace pccx::vp {
 

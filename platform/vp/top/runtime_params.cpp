@@ -1,7 +1,7 @@
-#include "vp/top/runtime_params.h"
+#include "platform/vp/top/runtime_params.h"
 
 #include "pccx_simctl.h"
-#include "vp/top/memory_params.h"
+#include "platform/vp/top/memory_params.h"
 
 namespace pccx::vp {
 
@@ -45,7 +45,7 @@ runtime_params to_runtime(const config::platform_config& cfg) {
   rt.simctl_base = cfg.memory_map.npu_base + PCCX_SIMCTL_OFFSET;
   rt.simctl_size = 0x1000;
 
-  rt.functional = cfg.simulation.mode == "functional";
+  rt.functional = cfg.simulation.functional();
   rt.ddr = make_ddr_params(cfg);
   rt.l2.words = cfg.npu.l2.words;
   rt.l2.ports = cfg.npu.l2.ports;

@@ -6,17 +6,17 @@
 #include <systemc>
 #include <vector>
 
-#include "config/platform_config.h"
-#include "memory/ddr/ddr_params.h"
-#include "memory/dma/dma_channel.h"
-#include "memory/l2/l2_memory.h"
-#include "npu/core/npu_params.h"
-#include "npu/units/gemm_unit.h"
-#include "npu/units/gemv_unit.h"
-#include "npu/units/memcpy_unit.h"
-#include "npu/units/sfu_unit.h"
+#include "platform/config/platform_config.h"
+#include "models/memory/ddr/ddr_params.h"
+#include "models/memory/dma/dma_channel.h"
+#include "models/memory/l2/l2_memory.h"
+#include "models/npu/core/npu_params.h"
+#include "models/npu/units/gemm_unit.h"
+#include "models/npu/units/gemv_unit.h"
+#include "models/npu/units/memcpy_unit.h"
+#include "models/npu/units/sfu_unit.h"
 #include "pccx_dma.h"
-#include "vp/cpu/firmware_cpu.h"
+#include "platform/vp/cpu/firmware_cpu.h"
 
 namespace pccx::vp {
 

@@ -1,4 +1,5 @@
-#include "vp/top/simulation.h"
+#include "platform/vp/top/simulation.h"
+#include "infra/text/hex.h"
 
 #include <algorithm>
 #include <chrono>
@@ -7,16 +8,16 @@
 #include <iomanip>
 #include <sstream>
 
-#include "config/config_loader.h"
-#include "log/logger.h"
-#include "npu/isa/instruction.h"
-#include "trace/trace_hub.h"
-#include "vp/cpu/fatal_signal_report.h"
-#include "vp/report/bandwidth_svg.h"
-#include "vp/report/run_speed.h"
-#include "vp/top/platform_top.h"
-#include "vp/top/run_outputs.h"
-#include "vp/top/wall_clock_watchdog.h"
+#include "platform/config/platform_loader.h"
+#include "infra/log/logger.h"
+#include "models/npu/isa/instruction.h"
+#include "infra/trace/trace_hub.h"
+#include "platform/vp/cpu/fatal_signal_report.h"
+#include "platform/vp/report/bandwidth_svg.h"
+#include "platform/vp/report/run_speed.h"
+#include "platform/vp/top/platform_top.h"
+#include "platform/vp/top/run_outputs.h"
+#include "platform/vp/top/wall_clock_watchdog.h"
 
 namespace pccx::vp {
 
@@ -119,17 +120,8 @@ void simulate(platform_top& top, const sc_core::sc_time& max_time,
   }
 }
 
-std::string word_hex(uint64_t v) {
-  std::ostringstream o;
-  o << "0x" << std::hex << std::setw(16) << std::setfill('0') << v;
-  return o.str();
-}
-
-std::string hex(uint64_t v) {
-  std::ostringstream o;
-  o << "0x" << std::hex << v;
-  return o.str();
-}
+using text::hex;
+using text::hex_word;
 
 // A firmware that finished but left work or errors behind produced numbers
 // nobody checked: the NPU still busy (it never waited), an NPU error
@@ -149,7 +141,7 @@ void check_end_state(platform_top& top, bool fail, log::logger& log) {
         "uca_hal_wait_idle), so the run's time and results are incomplete");
   if (const npu::npu_error* e = cmd.error())
     problems.push_back("the NPU had latched " + isa::error_name(e->code) + " on instruction #" +
-                       std::to_string(e->seq) + " (" + word_hex(e->word) + ": " + e->detail +
+                       std::to_string(e->seq) + " (" + hex_word(e->word) + ": " + e->detail +
                        ") and the firmware never cleared it (STATUS bit 2)");
   for (const auto& ch : top.dma)
     if (ch->error_bits() != 0)

@@ -12,9 +12,9 @@
 #include <utility>
 #include <vector>
 
-#include "config/platform_config.h"
-#include "vp/firmware/firmware_loader.h"
-#include "vp/top/run_control.h"
+#include "platform/config/platform_config.h"
+#include "platform/vp/firmware/firmware_loader.h"
+#include "platform/vp/top/run_control.h"
 
 namespace pccx::vp {
 

@@ -1,4 +1,4 @@
-#include "vp/top/wall_clock_watchdog.h"
+#include "platform/vp/top/wall_clock_watchdog.h"
 
 #include <unistd.h>
 

@@ -17,7 +17,7 @@
 #include <string>
 #include <thread>
 
-#include "vp/cpu/firmware_activity.h"
+#include "platform/vp/cpu/firmware_activity.h"
 
 namespace pccx::vp {
 

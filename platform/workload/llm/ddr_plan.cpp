@@ -1,9 +1,9 @@
-#include "llm/ddr_plan.h"
+#include "platform/workload/llm/ddr_plan.h"
 
 #include <algorithm>
 #include <limits>
 
-#include "config/config_visitors.h"
+#include "infra/config/config_visitors.h"
 
 namespace pccx::llm {
 

@@ -1,7 +1,7 @@
 // Where everything a decode needs lives in DDR: the matrices' row records,
 // the per-layer embedding table, the BF16 parameters, the KV rings,
 // activation scratch and the host buffers. Every region starts on a 4 KiB
-// boundary. docs/model-config.md describes the layout and shows the plan
+// boundary. docs/reference/model-config.md describes the layout and shows the plan
 // of Gemma 3n E4B on the KV260.
 #pragma once
 
@@ -10,9 +10,9 @@
 #include <string>
 #include <vector>
 
-#include "config/platform_config.h"
-#include "llm/model_config.h"
-#include "llm/model_shapes.h"
+#include "platform/config/platform_config.h"
+#include "platform/workload/llm/model_config.h"
+#include "platform/workload/llm/model_shapes.h"
 
 namespace pccx::llm {
 
@@ -140,7 +140,7 @@ ddr_plan plan_ddr(const model_config& m, const config::platform_config& platform
 uint32_t largest_fitting_cap(const model_config& m, const kv_formats& kv, uint64_t ddr_base,
                              uint64_t ddr_size, const plan_options& options = {});
 
-// Markdown tables for docs/model-config.md: one row per category, and one
+// Markdown tables for docs/reference/model-config.md: one row per category, and one
 // row per region of the given layers (-1: the regions outside layers).
 std::string plan_summary_markdown(const ddr_plan& p);
 std::string plan_regions_markdown(const ddr_plan& p, const std::vector<int32_t>& layers);

@@ -1,4 +1,4 @@
-#include "llm/model_config.h"
+#include "platform/workload/llm/model_config.h"
 
 #include <algorithm>
 #include <string>

@@ -6,7 +6,7 @@
 // The struct is bound with the platform's configuration machinery
 // (platform/config: layered JSON, typed visitors, JSON-pointer errors), so a
 // model file takes --set overrides and reports mistakes the same way as
-// the platform configuration. docs/model-config.md lists every key.
+// the platform configuration. docs/reference/model-config.md lists every key.
 //
 // Dimensions have out-of-range defaults (0), which makes them required: a
 // model file that leaves one out fails to load. Optional features default
@@ -18,8 +18,8 @@
 #include <string>
 #include <vector>
 
-#include "config/config_loader.h"
-#include "config/config_schema.h"
+#include "platform/config/platform_loader.h"
+#include "infra/config/config_schema.h"
 
 namespace pccx::llm {
 
@@ -112,7 +112,7 @@ struct altup_config {
   }
 };
 
-// Row records of every GEMV matrix (docs/gemv.md: BF16 scales when `scales`,
+// Row records of every GEMV matrix (docs/models/gemv.md: BF16 scales when `scales`,
 // then the packed INT4 values, zero padded to 16 bytes).
 struct weights_config {
   std::string format = "int4";

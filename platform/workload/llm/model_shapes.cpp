@@ -1,4 +1,4 @@
-#include "llm/model_shapes.h"
+#include "platform/workload/llm/model_shapes.h"
 
 #include <cmath>
 
@@ -158,7 +158,7 @@ std::vector<vector_param> vector_params(const model_config& m) {
       out.push_back({"altup_output_scale", l, m.hidden});
       // One coefficient per 16-byte word (element 0, the rest zero): the
       // SFU takes a SCALE's scalar from element 0 of a word
-      // (docs/decode-model.md).
+      // (docs/models/decode-model.md).
       out.push_back({"altup_prediction_coefs", l, s * s * s * 8});
       out.push_back({"altup_correction_coefs", l, s * s * 8});
     }

@@ -2,15 +2,15 @@
 // shapes, the bytes of their INT4 row records, the small BF16 parameters,
 // the per-layer embedding table, MACs per token, and the KV-cache bytes
 // stored and read per token. All functions expect a validated config.
-// docs/model-config.md tabulates them for Gemma 3n E4B.
+// docs/reference/model-config.md tabulates them for Gemma 3n E4B.
 #pragma once
 
 #include <cstdint>
 #include <string>
 #include <vector>
 
-#include "kv/kv_format.h"
-#include "llm/model_config.h"
+#include "models/kv/kv_format.h"
+#include "platform/workload/llm/model_config.h"
 
 namespace pccx::llm {
 
@@ -44,7 +44,7 @@ std::vector<matrix_shape> all_matrices(const model_config& m);
 // Bytes of one row record of `cols` inputs: BF16 scales (with
 // weights.scales: one per row when scale_group is 0, else ceil(cols /
 // scale_group)), then ceil(cols / 2) INT4 bytes, zero padded to 16 bytes.
-// The formula of docs/gemv.md.
+// The formula of docs/models/gemv.md.
 uint64_t weight_record_bytes(const weights_config& w, uint32_t cols);
 // The packed INT4 values alone: rows x ceil(cols / 2).
 uint64_t int4_bytes(const matrix_shape& s);

@@ -1,10 +1,10 @@
-#include "llm/reference_decoder.h"
+#include "platform/workload/llm/reference_decoder.h"
 
 #include <algorithm>
 #include <cmath>
 #include <stdexcept>
 
-#include "npu/units/bf16.h"
+#include "models/npu/units/bf16.h"
 
 namespace pccx::llm {
 

@@ -1,11 +1,11 @@
-// The host reference of the decode: docs/decode-model.md computed in double
+// The host reference of the decode: docs/models/decode-model.md computed in double
 // precision from a weight_image (the INT4 matrices dequantised, the BF16
 // parameters as stored) and a KV history (the float K and V head vectors of
 // the L context tokens). Tokens are decoded teacher forced at positions L,
 // L + 1, ...; the K and V of the decoded tokens are kept unquantised in the
 // reference's own cache, or, in the codec mode, every K and V vector
 // (history and new) passes through the KV formats' encoder and decoder.
-// docs/decode-reference.md.
+// docs/models/decode-reference.md.
 #pragma once
 
 #include <cstdint>
@@ -17,14 +17,14 @@
 #include <utility>
 #include <vector>
 
-#include "kv/kv_codec.h"
-#include "llm/model_config.h"
-#include "llm/model_shapes.h"
-#include "llm/weight_image.h"
+#include "models/kv/kv_codec.h"
+#include "platform/workload/llm/model_config.h"
+#include "platform/workload/llm/model_shapes.h"
+#include "platform/workload/llm/weight_image.h"
 
 namespace pccx::llm {
 
-// ---- the pieces of docs/decode-model.md, in double ----
+// ---- the pieces of docs/models/decode-model.md, in double ----
 
 // rms(x; g) = g x / sqrt(mean(x^2) + eps); g nullptr: rms0.
 std::vector<double> rms_norm(const std::vector<double>& x, const float* g, double eps);

@@ -1,4 +1,4 @@
-#include "llm/roofline.h"
+#include "platform/workload/llm/roofline.h"
 
 #include <algorithm>
 #include <stdexcept>

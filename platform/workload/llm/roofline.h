@@ -7,8 +7,8 @@
 
 #include <cstdint>
 
-#include "llm/model_config.h"
-#include "llm/model_shapes.h"
+#include "platform/workload/llm/model_config.h"
+#include "platform/workload/llm/model_shapes.h"
 
 namespace pccx::llm {
 

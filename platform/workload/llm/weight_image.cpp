@@ -1,10 +1,10 @@
-#include "llm/weight_image.h"
+#include "platform/workload/llm/weight_image.h"
 
 #include <algorithm>
 #include <cmath>
 #include <stdexcept>
 
-#include "npu/units/bf16.h"
+#include "models/npu/units/bf16.h"
 
 namespace pccx::llm {
 
@@ -215,7 +215,7 @@ weight_image::weight_image(const model_config& m, const ddr_plan& plan, uint64_t
     } else {
       // Norm gammas and altup_output_scale around 1, q_norm around the
       // query RMS; the router norm is stored divided by hidden
-      // (docs/decode-model.md, storage transforms).
+      // (docs/models/decode-model.md, storage transforms).
       const double centre = v.name == "q_norm" ? query_rms : 1.0;
       const double div = v.name == "altup_router_norm" ? double(m.hidden) : 1.0;
       for (auto& e : out)

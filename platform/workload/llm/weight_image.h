@@ -1,10 +1,10 @@
 // Deterministic synthetic parameters of a model, laid out as a DDR plan
 // places them: every matrix as INT4 row records in the GEMV's format
-// (docs/gemv.md), every parameter vector as BF16 (with the storage
-// transforms of docs/decode-model.md), and the rows of the per-layer
+// (docs/models/gemv.md), every parameter vector as BF16 (with the storage
+// transforms of docs/models/decode-model.md), and the rows of the per-layer
 // embedding table for given tokens. The bytes go into the platform's DDR;
 // the accessors return the dequantised values the host reference
-// (reference_decoder.h) computes with. docs/decode-reference.md.
+// (reference_decoder.h) computes with. docs/models/decode-reference.md.
 //
 // Every value comes from splitmix64 streams keyed by (seed, name, layer,
 // row): no std:: distribution, so the bytes are the same with every
@@ -18,8 +18,8 @@
 #include <utility>
 #include <vector>
 
-#include "llm/ddr_plan.h"
-#include "llm/model_config.h"
+#include "platform/workload/llm/ddr_plan.h"
+#include "platform/workload/llm/model_config.h"
 
 namespace pccx::llm {
 
@@ -58,7 +58,7 @@ struct weight_image_options {
   // refused with std::length_error (the records and their dequantised
   // copies would take gigabytes).
   uint64_t max_values = uint64_t{1} << 24;
-  // Spread of the generated parameters (docs/decode-reference.md).
+  // Spread of the generated parameters (docs/models/decode-reference.md).
   double gamma_spread = 0.2;        // norm gammas and altup_output_scale: 1 + spread u
   double coefficient_spread = 0.1;  // AltUp coefficients: spread u
   double scale_spread = 0.25;       // a row's or group's scale: (1 + spread u) x nominal
@@ -66,7 +66,7 @@ struct weight_image_options {
   // against keys of RMS 1: the queries get an RMS of a = std / (sqrt(head_dim)
   // x scale), through the q_norm gammas (a (1 + spread u)) or, without
   // qk_norm, through W_q's rows. 3 is what real decoder caches show
-  // (docs/kv-formats.md); sharper attention makes the logits chaotic in
+  // (docs/reference/kv-formats.md); sharper attention makes the logits chaotic in
   // small errors. 0: q_norm gammas around 1 like the other norms.
   double query_logit_std = 3.0;
 };
@@ -144,7 +144,7 @@ class weight_image {
   std::map<std::pair<int32_t, std::string>, std::vector<uint16_t>> vectors_;
 };
 
-// The row-record bytes of docs/gemv.md for `values` (cols INT4 in [-8, 7])
+// The row-record bytes of docs/models/gemv.md for `values` (cols INT4 in [-8, 7])
 // and their BF16 scales (none when !w.scales, one per row when
 // w.scale_group is 0, else ceil(cols / scale_group)); zero padded to
 // weight_record_bytes(w, cols).

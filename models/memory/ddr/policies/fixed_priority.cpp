@@ -1,10 +1,10 @@
 // Fixed priority: busy ports are served in port order (hp0, hp1, hp2, hp3,
 // acp, cpu); each takes up to its cap of what the ports before it left.
 // A port that finds nothing left gets 0 (the controller then lets it use
-// only capacity no reservation holds, see docs/memory-ddr.md).
+// only capacity no reservation holds, see docs/models/memory-ddr.md).
 #include <algorithm>
 
-#include "memory/ddr/arbitration_policy.h"
+#include "models/memory/ddr/arbitration_policy.h"
 
 namespace pccx::mem {
 

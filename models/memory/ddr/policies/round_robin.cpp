@@ -1,7 +1,7 @@
 // Round robin: every busy port gets an equal share, the fluid limit of a
 // round-robin arbiter serving equal-sized requests; what a capped port
 // cannot use goes to the others.
-#include "memory/ddr/arbitration_policy.h"
+#include "models/memory/ddr/arbitration_policy.h"
 
 namespace pccx::mem {
 

@@ -3,7 +3,7 @@
 // others in the same proportion.
 #include <stdexcept>
 
-#include "memory/ddr/arbitration_policy.h"
+#include "models/memory/ddr/arbitration_policy.h"
 
 namespace pccx::mem {
 
