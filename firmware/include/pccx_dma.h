@@ -53,6 +53,25 @@ extern "C" {
 #define PCCX_DMA_REG_DEPTH 0x30 /* R: [15:0] descriptor queue depth, [31:16] status depth */
 #define PCCX_DMA_REG_INFO 0x34  /* R: [0] direction (1 = stream -> DDR), [11:8] DDR port */
 
+/* The page's register table: X(name, offset, access), in offset order
+ * (PCCX_ACCESS_* of pccx_npu_regs.h); the models build each page from it and
+ * docs/models/memory-dma-l2.md is checked against it. */
+#define PCCX_DMA_REGISTERS(X)                                 \
+  X(ADDR_LO, PCCX_DMA_REG_ADDR_LO, PCCX_ACCESS_RW)            \
+  X(ADDR_HI, PCCX_DMA_REG_ADDR_HI, PCCX_ACCESS_RW)            \
+  X(BYTES, PCCX_DMA_REG_BYTES, PCCX_ACCESS_RW)                \
+  X(PUSH, PCCX_DMA_REG_PUSH, PCCX_ACCESS_W)                   \
+  X(STS_POP, PCCX_DMA_REG_STS_POP, PCCX_ACCESS_R)             \
+  X(FLAGS, PCCX_DMA_REG_FLAGS, PCCX_ACCESS_R)                 \
+  X(CMD_LVL, PCCX_DMA_REG_CMD_LVL, PCCX_ACCESS_R)             \
+  X(STS_LVL, PCCX_DMA_REG_STS_LVL, PCCX_ACCESS_R)             \
+  X(ERR, PCCX_DMA_REG_ERR, PCCX_ACCESS_R_W1C)                 \
+  X(CLASS, PCCX_DMA_REG_CLASS, PCCX_ACCESS_RW)                \
+  X(BYTES_DONE_LO, PCCX_DMA_REG_BYTES_DONE_LO, PCCX_ACCESS_R) \
+  X(BYTES_DONE_HI, PCCX_DMA_REG_BYTES_DONE_HI, PCCX_ACCESS_R) \
+  X(DEPTH, PCCX_DMA_REG_DEPTH, PCCX_ACCESS_R)                 \
+  X(INFO, PCCX_DMA_REG_INFO, PCCX_ACCESS_R)
+
 /* PUSH: tag in [3:0]; bits [31:4] are ignored. */
 #define PCCX_DMA_TAG_MASK 0xFu
 

@@ -30,6 +30,34 @@
 #define PCCX_REG_ID 0x38      /* R: PCCX_NPU_ID */
 #define PCCX_REG_VERSION 0x3C /* R: PCCX_NPU_VERSION */
 
+/* Access rules of a register table's rows. */
+#define PCCX_ACCESS_R 0     /* read-only */
+#define PCCX_ACCESS_W 1     /* write-only */
+#define PCCX_ACCESS_RW 2    /* read/write */
+#define PCCX_ACCESS_R_W1C 3 /* read; writing 1 clears a bit */
+
+/* The register table: X(name, offset, access), one row per register in
+ * offset order (the performance counters follow at PCCX_REG_PERF_BASE). The
+ * models build their register bank from it and docs/reference/registers.md
+ * is checked against it, so the driver, the models and the documentation
+ * cannot disagree on a name, an offset or an access rule. */
+#define PCCX_NPU_REGISTERS(X)                           \
+  X(INSTR_LO, UCA_REG_INSTR_LO, PCCX_ACCESS_W)          \
+  X(INSTR_HI, UCA_REG_INSTR_HI, PCCX_ACCESS_W)          \
+  X(STATUS, UCA_REG_STATUS, PCCX_ACCESS_R_W1C)          \
+  X(ERR_CODE, PCCX_REG_ERR_CODE, PCCX_ACCESS_R)         \
+  X(ERR_INSTR_LO, PCCX_REG_ERR_INSTR_LO, PCCX_ACCESS_R) \
+  X(ERR_INSTR_HI, PCCX_REG_ERR_INSTR_HI, PCCX_ACCESS_R) \
+  X(ERR_SEQ, PCCX_REG_ERR_SEQ, PCCX_ACCESS_R)           \
+  X(CMD_LEVEL, PCCX_REG_CMD_LEVEL, PCCX_ACCESS_R)       \
+  X(CMD_DEPTH, PCCX_REG_CMD_DEPTH, PCCX_ACCESS_R)       \
+  X(RETIRED_LO, PCCX_REG_RETIRED_LO, PCCX_ACCESS_R)     \
+  X(RETIRED_HI, PCCX_REG_RETIRED_HI, PCCX_ACCESS_R)     \
+  X(ISSUED_LO, PCCX_REG_ISSUED_LO, PCCX_ACCESS_R)       \
+  X(ISSUED_HI, PCCX_REG_ISSUED_HI, PCCX_ACCESS_R)       \
+  X(ID, PCCX_REG_ID, PCCX_ACCESS_R)                     \
+  X(VERSION, PCCX_REG_VERSION, PCCX_ACCESS_R)
+
 #define PCCX_NPU_ID 0x50434358u      /* "PCCX" */
 #define PCCX_NPU_VERSION 0x00020000u /* v002 */
 

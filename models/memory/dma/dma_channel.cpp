@@ -4,9 +4,9 @@
 #include <algorithm>
 #include <cinttypes>
 #include <cstdio>
+#include <iterator>
 #include <stdexcept>
 
-#include "infra/mmio/register_access.h"
 #include "pccx_dma.h"
 
 namespace pccx::mem {
@@ -17,6 +17,8 @@ using sc_core::SC_ZERO_TIME;
 namespace {
 
 using text::hex;
+
+const regs::register_info kRegisters[] = {PCCX_DMA_REGISTERS(PCCX_REGISTER_ROW)};
 
 // Transactions of at most block_bytes, small enough that `outstanding` of
 // them fit the FIFO together, and a multiple of the alignment when possible.
@@ -60,7 +62,8 @@ dma_channel::dma_channel(sc_core::sc_module_name name, const dma_channel_params&
       block_(effective_block(params, fifo.capacity())),
       log_(sc_core::sc_module::name()),
       traffic_(params.port, params.default_class),
-      cls_(params.default_class) {
+      cls_(params.default_class),
+      bank_(sc_core::sc_module::name(), PCCX_DMA_PAGE_SIZE) {
   if (params_.outstanding == 0 || params_.descriptor_depth == 0 || params_.status_depth == 0 ||
       params_.alignment_bytes == 0)
     throw std::invalid_argument(std::string(name) +
@@ -68,6 +71,7 @@ dma_channel::dma_channel(sc_core::sc_module_name name, const dma_channel_params&
   if (params_.functional != fifo_.functional())
     throw std::invalid_argument(std::string(name) + ": channel and FIFO " + fifo_.name() +
                                 " disagree on functional mode");
+  build_registers();
   mmio.register_b_transport(this, &dma_channel::b_transport);
   mmio.register_transport_dbg(this, &dma_channel::transport_dbg);
   if (params_.coalesce_blocks == 0)
@@ -82,26 +86,6 @@ dma_channel::dma_channel(sc_core::sc_module_name name, const dma_channel_params&
 
 dma_channel::~dma_channel() {
   tx_.clear_extension(&traffic_);  // owned here, not by the payload
-}
-
-std::string dma_channel::register_name(uint64_t offset) {
-  switch (offset) {
-    case PCCX_DMA_REG_ADDR_LO: return "ADDR_LO";
-    case PCCX_DMA_REG_ADDR_HI: return "ADDR_HI";
-    case PCCX_DMA_REG_BYTES: return "BYTES";
-    case PCCX_DMA_REG_PUSH: return "PUSH";
-    case PCCX_DMA_REG_STS_POP: return "STS_POP";
-    case PCCX_DMA_REG_FLAGS: return "FLAGS";
-    case PCCX_DMA_REG_CMD_LVL: return "CMD_LVL";
-    case PCCX_DMA_REG_STS_LVL: return "STS_LVL";
-    case PCCX_DMA_REG_ERR: return "ERR";
-    case PCCX_DMA_REG_CLASS: return "CLASS";
-    case PCCX_DMA_REG_BYTES_DONE_LO: return "BYTES_DONE_LO";
-    case PCCX_DMA_REG_BYTES_DONE_HI: return "BYTES_DONE_HI";
-    case PCCX_DMA_REG_DEPTH: return "DEPTH";
-    case PCCX_DMA_REG_INFO: return "INFO";
-    default: return "";
-  }
 }
 
 // ---------------------------------------------------------------- thread
@@ -354,101 +338,89 @@ uint32_t dma_channel::flags(const sc_time& now) const {
 
 // ---------------------------------------------------------------- registers
 
-bool dma_channel::read(uint32_t offset, uint32_t& value, bool debug) {
-  const sc_time now = sc_core::sc_time_stamp();
-  switch (offset) {
-    case PCCX_DMA_REG_ADDR_LO: value = addr_lo_; return true;
-    case PCCX_DMA_REG_ADDR_HI: value = addr_hi_; return true;
-    case PCCX_DMA_REG_BYTES: value = bytes_; return true;
-    case PCCX_DMA_REG_STS_POP:
-      value = PCCX_DMA_STS_EMPTY;
-      if (!status_.empty() && status_.front().ready <= now) {
-        value = status_.front().word;
-        if (!debug) {
-          status_.pop_front();
-          status_popped_.notify(SC_ZERO_TIME);
-        }
-      }
-      return true;
-    case PCCX_DMA_REG_FLAGS: value = flags(now); return true;
-    case PCCX_DMA_REG_CMD_LVL: value = static_cast<uint32_t>(queue_.size()); return true;
-    case PCCX_DMA_REG_STS_LVL: value = ready_statuses(now); return true;
-    case PCCX_DMA_REG_ERR: value = err_; return true;
-    case PCCX_DMA_REG_CLASS: value = static_cast<uint32_t>(cls_); return true;
-    case PCCX_DMA_REG_BYTES_DONE_LO:
-      mature(now);
-      value = static_cast<uint32_t>(stats_.bytes_done);
-      if (!debug) latched_hi_ = static_cast<uint32_t>(stats_.bytes_done >> 32);
-      return true;
-    case PCCX_DMA_REG_BYTES_DONE_HI:
-      mature(now);
-      value = debug ? static_cast<uint32_t>(stats_.bytes_done >> 32) : latched_hi_;
-      return true;
-    case PCCX_DMA_REG_DEPTH:
-      value = std::min<uint32_t>(params_.descriptor_depth, 0xFFFF) |
-              (std::min<uint32_t>(params_.status_depth, 0xFFFF) << 16);
-      return true;
-    case PCCX_DMA_REG_INFO:
-      value = (params_.direction == dma_direction::stream_to_ddr ? PCCX_DMA_INFO_TO_DDR : 0u) |
-              (static_cast<uint32_t>(params_.port) << 8);
-      return true;
-    default: return false;
-  }
+void dma_channel::build_registers() {
+  bank_.add_table(kRegisters, std::size(kRegisters));
+  // ADDR_LO, ADDR_HI and BYTES are plain read/write registers: PUSH takes
+  // the descriptor from their stored values.
+  addr_lo_ = &bank_["ADDR_LO"];
+  addr_hi_ = &bank_["ADDR_HI"];
+  bytes_ = &bank_["BYTES"];
+  bank_["PUSH"].on_write([this](uint32_t v, sc_time& delay) { push_descriptor(v, delay); });
+  bank_["STS_POP"].on_read([this](bool debug) { return pop_status(debug); });
+  bank_["FLAGS"].on_read([this](bool) { return flags(sc_core::sc_time_stamp()); });
+  bank_["CMD_LVL"].on_read([this](bool) { return static_cast<uint32_t>(queue_.size()); });
+  bank_["STS_LVL"].on_read([this](bool) { return ready_statuses(sc_core::sc_time_stamp()); });
+  bank_["ERR"].on_read([this](bool) { return err_; }).on_write([this](uint32_t v, sc_time&) {
+    err_ &= ~v;
+  });
+  bank_["CLASS"]
+      .on_read([this](bool) { return static_cast<uint32_t>(cls_); })
+      .on_write([this](uint32_t v, sc_time&) { set_class(v); });
+  bank_.add_counter64("BYTES_DONE_LO", "BYTES_DONE_HI", PCCX_DMA_REG_BYTES_DONE_LO, [this] {
+    mature(sc_core::sc_time_stamp());
+    return stats_.bytes_done;
+  });
+  bank_["DEPTH"].on_read([this](bool) {
+    return std::min<uint32_t>(params_.descriptor_depth, 0xFFFF) |
+           (std::min<uint32_t>(params_.status_depth, 0xFFFF) << 16);
+  });
+  bank_["INFO"].on_read([this](bool) {
+    return (params_.direction == dma_direction::stream_to_ddr ? PCCX_DMA_INFO_TO_DDR : 0u) |
+           (static_cast<uint32_t>(params_.port) << 8);
+  });
+  bank_.check_behaviour();
 }
 
-bool dma_channel::write(uint32_t offset, uint32_t value, sc_time& delay) {
-  switch (offset) {
-    case PCCX_DMA_REG_ADDR_LO: addr_lo_ = value; return true;
-    case PCCX_DMA_REG_ADDR_HI: addr_hi_ = value; return true;
-    case PCCX_DMA_REG_BYTES: bytes_ = value; return true;
-    case PCCX_DMA_REG_PUSH: {
-      if (queue_.size() >= params_.descriptor_depth) {
-        // Held like a deasserted awready: catch up, then wait for a slot.
-        wait(delay);
-        delay = SC_ZERO_TIME;
-        PCCX_LOG(log_, debug,
-                 "descriptor queue full (" << params_.descriptor_depth << "), holding PUSH");
-        while (queue_.size() >= params_.descriptor_depth) wait(cmd_popped_);
-      }
-      descriptor d;
-      d.seq = pushed_++;
-      d.addr = (static_cast<uint64_t>(addr_hi_) << 32) | addr_lo_;
-      d.bytes = bytes_;
-      d.tag = value & PCCX_DMA_TAG_MASK;
-      d.cls = cls_;
-      d.arrival = sc_core::sc_time_stamp() + delay;
-      queue_.push_back(d);
-      cmd_pushed_.notify(SC_ZERO_TIME);
-      return true;
-    }
-    case PCCX_DMA_REG_ERR: err_ &= ~value; return true;  // write 1 to clear
-    case PCCX_DMA_REG_CLASS:
-      if (value > PCCX_DMA_CLASS_LAST) {
-        err_ |= PCCX_DMA_ERR_CLASS;
-        PCCX_LOG(log_, warning,
-                 "CLASS write of " << value << " ignored: classes are 0.." << PCCX_DMA_CLASS_LAST);
-      } else {
-        cls_ = static_cast<traffic_class>(value);
-      }
-      return true;
-    default: return false;
-  }
+std::string dma_channel::register_name(uint64_t offset) {
+  return regs::table_name(kRegisters, std::size(kRegisters), static_cast<uint32_t>(offset));
 }
 
-bool dma_channel::access(tlm::tlm_generic_payload& tx, sc_time* delay) {
-  return mmio::access_registers(
-      tx, delay,
-      [this](uint32_t offset, uint32_t& value, bool debug) { return read(offset, value, debug); },
-      [this](uint32_t offset, uint32_t value, sc_time& d) { return write(offset, value, d); },
-      [](uint32_t offset) { return !register_name(offset).empty(); });
+uint32_t dma_channel::pop_status(bool debug) {
+  if (status_.empty() || status_.front().ready > sc_core::sc_time_stamp())
+    return PCCX_DMA_STS_EMPTY;
+  const uint32_t word = status_.front().word;
+  if (!debug) {
+    status_.pop_front();
+    status_popped_.notify(SC_ZERO_TIME);
+  }
+  return word;
+}
+
+void dma_channel::push_descriptor(uint32_t value, sc_time& delay) {
+  if (queue_.size() >= params_.descriptor_depth) {
+    // Held like a deasserted awready: catch up, then wait for a slot.
+    wait(delay);
+    delay = SC_ZERO_TIME;
+    PCCX_LOG(log_, debug, "descriptor queue full (" << params_.descriptor_depth << "), holding PUSH");
+    while (queue_.size() >= params_.descriptor_depth) wait(cmd_popped_);
+  }
+  descriptor d;
+  d.seq = pushed_++;
+  d.addr = (static_cast<uint64_t>(addr_hi_->value()) << 32) | addr_lo_->value();
+  d.bytes = bytes_->value();
+  d.tag = value & PCCX_DMA_TAG_MASK;
+  d.cls = cls_;
+  d.arrival = sc_core::sc_time_stamp() + delay;
+  queue_.push_back(d);
+  cmd_pushed_.notify(SC_ZERO_TIME);
+}
+
+void dma_channel::set_class(uint32_t value) {
+  if (value > PCCX_DMA_CLASS_LAST) {
+    err_ |= PCCX_DMA_ERR_CLASS;
+    PCCX_LOG(log_, warning,
+             "CLASS write of " << value << " ignored: classes are 0.." << PCCX_DMA_CLASS_LAST);
+  } else {
+    cls_ = static_cast<traffic_class>(value);
+  }
 }
 
 void dma_channel::b_transport(tlm::tlm_generic_payload& tx, sc_time& delay) {
-  access(tx, &delay);
+  bank_.transport(tx, &delay);
 }
 
 unsigned int dma_channel::transport_dbg(tlm::tlm_generic_payload& tx) {
-  return access(tx, nullptr) ? 4u : 0u;
+  return bank_.transport(tx, nullptr) ? 4u : 0u;
 }
 
 std::string dma_channel::error_names(uint32_t bits) {

@@ -26,6 +26,7 @@
 #include <vector>
 
 #include "infra/log/logger.h"
+#include "infra/regs/register_bank.h"
 #include "models/memory/common/traffic.h"
 #include "models/memory/dma/stream_fifo.h"
 
@@ -146,9 +147,11 @@ class dma_channel : public sc_core::sc_module {
 
   void b_transport(tlm::tlm_generic_payload& tx, sc_core::sc_time& delay);
   unsigned int transport_dbg(tlm::tlm_generic_payload& tx);
-  bool access(tlm::tlm_generic_payload& tx, sc_core::sc_time* delay);
-  bool read(uint32_t offset, uint32_t& value, bool debug);
-  bool write(uint32_t offset, uint32_t value, sc_core::sc_time& delay);
+  // The page's registers: the rows of PCCX_DMA_REGISTERS with their behaviour.
+  void build_registers();
+  uint32_t pop_status(bool debug);
+  void push_descriptor(uint32_t tag_word, sc_core::sc_time& delay);
+  void set_class(uint32_t value);
   uint32_t flags(const sc_core::sc_time& now) const;
 
   dma_channel_params params_;
@@ -161,10 +164,12 @@ class dma_channel : public sc_core::sc_module {
   std::vector<uint8_t> buffer_;  // one block, functional mode
 
   // Registers.
-  uint32_t addr_lo_ = 0, addr_hi_ = 0, bytes_ = 0;
   traffic_class cls_;
   uint32_t err_ = 0;
-  uint32_t latched_hi_ = 0;
+  regs::register_bank bank_;
+  regs::reg32* addr_lo_ = nullptr;
+  regs::reg32* addr_hi_ = nullptr;
+  regs::reg32* bytes_ = nullptr;
 
   std::deque<descriptor> queue_;
   std::deque<status_entry> status_;

@@ -2,6 +2,10 @@
 // registers (INSTR_LO, INSTR_HI, STATUS) and the platform's error, level,
 // retired-count and performance-counter registers, all 32 bits wide.
 //
+// The registers are the rows of PCCX_NPU_REGISTERS (pccx_npu_regs.h) plus
+// the performance counters, built as register objects (infra/regs) with the
+// behaviour attached here.
+//
 // Timing: the bank adds no delay of its own (the initiator's access cost
 // models the bus). Reads see NPU state, so a read first synchronises the
 // caller's quantum offset; an INSTR_HI write into a full CMD_IN blocks the
@@ -16,6 +20,7 @@
 #include <tlm>
 
 #include "infra/log/logger.h"
+#include "infra/regs/register_bank.h"
 #include "models/npu/core/command_fifo.h"
 #include "models/npu/core/command_processor.h"
 #include "models/npu/core/perf_counters.h"
@@ -35,20 +40,18 @@ class npu_register_bank : public sc_core::sc_module {
  private:
   void b_transport(tlm::tlm_generic_payload& tx, sc_core::sc_time& delay);
   unsigned int transport_dbg(tlm::tlm_generic_payload& tx);
-  // Returns false (and sets the response) when the access is not allowed.
-  bool access(tlm::tlm_generic_payload& tx, sc_core::sc_time* delay);
-  bool read(uint32_t offset, uint32_t& value, bool debug);
-  bool write(uint32_t offset, uint32_t value, sc_core::sc_time& delay);
   uint32_t status() const;
-  uint64_t counter(uint32_t index) const;
+  // INSTR_HI: {HI, INSTR_LO} into CMD_IN, held while CMD_IN is full.
+  void push_instruction(uint32_t hi, sc_core::sc_time& delay);
+  static std::string perf_name(uint32_t index, bool hi);
 
   npu_params params_;
   command_fifo& fifo_;
   command_processor& cmd_;
   perf_counters& counters_;
   log::logger log_;
-  uint32_t instr_lo_ = 0;
-  uint32_t latched_hi_ = 0;  // HI half of the last 64-bit LO read
+  regs::register_bank bank_;
+  regs::reg32* instr_lo_ = nullptr;
 };
 
 }  // namespace pccx::npu
