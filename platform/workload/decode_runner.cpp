@@ -439,10 +439,10 @@ decode_report run_decode(const config::platform_config& base, const llm::model_c
   // Completion time of every instruction, for the per-part breakdown.
   std::vector<double> done_ns;
   auto probe = [&](vp::platform_top& top) {
-    top.npu.cmd().on_complete = [&](uint64_t seq, const sc_core::sc_time& t) {
-      if (seq >= done_ns.size()) done_ns.resize(seq + 1, 0);
-      done_ns[seq] = t.to_seconds() * 1e9;
-    };
+    top.npu.cmd().retirements.subscribe([&](const npu::command_processor::retire_record& r) {
+      if (r.seq >= done_ns.size()) done_ns.resize(r.seq + 1, 0);
+      done_ns[r.seq] = r.retired.to_seconds() * 1e9;
+    });
   };
   rep.run = o.per_layer ? vp::run_simulation(cfg, fw, nullptr, probe)
                         : vp::run_simulation(cfg, fw, nullptr);

@@ -343,14 +343,11 @@ replay_report run_replay(const config::platform_config& cfg, const replay_input&
   // Which words completed, to name the first one that did not.
   std::vector<bool> completed(in.words.size(), false);
   auto probe = [&](vp::platform_top& top) {
-    auto previous = top.npu.cmd().on_error;
-    top.npu.cmd().on_error = [&latched, previous](const npu::npu_error& e) {
-      latched.emplace(e.seq, e);
-      if (previous) previous(e);
-    };
-    top.npu.cmd().on_complete = [&completed](uint64_t seq, const sc_core::sc_time&) {
-      if (seq < completed.size()) completed[seq] = true;
-    };
+    top.npu.cmd().errors.subscribe(
+        [&latched](const npu::npu_error& e) { latched.emplace(e.seq, e); });
+    top.npu.cmd().retirements.subscribe([&completed](const npu::command_processor::retire_record& r) {
+      if (r.seq < completed.size()) completed[r.seq] = true;
+    });
   };
   rep.run = vp::run_simulation(cfg, fw, nullptr, probe);
   const vp::run_result& r = rep.run;

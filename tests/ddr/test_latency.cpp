@@ -16,7 +16,7 @@ constexpr uint64_t kMiB = 1024 * 1024;
 TEST(DdrLatency, UnloadedReadTakesReadLatencyPlusTransfer) {
   ddr_system sys;
   std::vector<mem::ddr_access> seen;
-  sys.ddr->set_observer([&](const mem::ddr_access& a) { seen.push_back(a); });
+  sys.ddr->accesses.subscribe([&](const mem::ddr_access& a) { seen.push_back(a); });
   std::vector<uint8_t> buf(64);
   sc_time delay(250, SC_NS);  // the initiator is 250 ns ahead
   ASSERT_EQ(access(*sys.ddr, ddr_port::hp1, false, 0x1000, buf.data(), 64, &delay),

@@ -228,7 +228,7 @@ TEST_P(DmaDescriptorError, SetsErrReportsAndServesTheNextDescriptor) {
   log_capture logs;
   dma_bench b;
   std::vector<mem::dma_fault> faults;
-  b.channel(PCCX_DMA_HP0).on_fault = [&](const mem::dma_fault& f) { faults.push_back(f); };
+  b.channel(PCCX_DMA_HP0).faults.subscribe([&](const mem::dma_fault& f) { faults.push_back(f); });
   b.ddr->fill_pattern(kBase + 0x100, 4096, 20);
   drain_record got;
   b.spawn(drainer(b.fifo(PCCX_DMA_HP0), 4096, 4096, got));

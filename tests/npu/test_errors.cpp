@@ -160,7 +160,7 @@ TEST(Errors, FirstErrorStaysLatchedUntilCleared) {
 TEST(Errors, StrictModeReportsEveryError) {
   npu_bench b;
   std::vector<npu::npu_error> seen;
-  b.dut->cmd().on_error = [&](const npu::npu_error& e) { seen.push_back(e); };
+  b.dut->cmd().errors.subscribe([&](const npu::npu_error& e) { seen.push_back(e); });
   b.run([](mmio_master& m) {
     m.issue(0x9000000000000000ull);
     m.wait_not_busy();

@@ -142,7 +142,7 @@ void ddr_controller::b_transport(int id, tlm::tlm_generic_payload& tr, sc_time& 
 
   recorder_.record(a);
   if (trace_) write_trace(a);
-  if (observer_) observer_(a);
+  if (accesses.connected()) accesses.write(a);
 
   ext->transfer_start = a.start;
   ext->transfer_end = a.end;

@@ -24,6 +24,7 @@
 #include <tlm>
 
 #include "infra/log/logger.h"
+#include "infra/trace/analysis_port.h"
 #include "models/memory/common/traffic.h"
 #include "models/memory/ddr/backing_store.h"
 #include "models/memory/ddr/bandwidth_recorder.h"
@@ -38,7 +39,6 @@ class ddr_controller : public sc_core::sc_module {
  public:
   // Optional: a platform need not wire every port.
   using target_socket = tlm_utils::simple_target_socket_tagged_optional<ddr_controller>;
-  using access_observer = std::function<void(const ddr_access&)>;
 
   // Throws std::invalid_argument for parameters that make no sense (empty
   // or wrapping address range, unknown policy, no bandwidth).
@@ -63,10 +63,8 @@ class ddr_controller : public sc_core::sc_module {
   // {t_ns (arrival), port, class, dir, addr, bytes, start_ns, end_ns,
   //  latency_ns, queueing_ns, port_wait_ns}.
   void set_trace(trace::jsonl_trace* t) { trace_ = t; }
-  // Optional callback per timed transaction (tests, custom statistics).
-  void set_observer(access_observer f) { observer_ = std::move(f); }
-  // The current callback, so a second observer can chain to it.
-  const access_observer& observer() const { return observer_; }
+  // Each timed transaction (tests, counters, trace writers).
+  trace::analysis_port<ddr_access> accesses;
 
  private:
   void b_transport(int id, tlm::tlm_generic_payload& tr, sc_core::sc_time& delay);
@@ -84,7 +82,6 @@ class ddr_controller : public sc_core::sc_module {
   bandwidth_recorder recorder_;
   backing_store store_;
   trace::jsonl_trace* trace_ = nullptr;
-  access_observer observer_;
 };
 
 }  // namespace pccx::mem

@@ -137,7 +137,7 @@ void dma_channel::fault(const descriptor& d, uint32_t errors, const std::string&
   PCCX_LOG(log_, warning,
            "descriptor #" << d.seq << " (tag " << d.tag << ", " << hex(d.addr) << ", " << d.bytes
                           << " bytes) dropped: " << reason);
-  if (on_fault) on_fault({params_.page, d.seq, d.addr, d.bytes, d.tag, errors, reason});
+  if (faults.connected()) faults.write({params_.page, d.seq, d.addr, d.bytes, d.tag, errors, reason});
 }
 
 void dma_channel::post_status(const descriptor& d, uint32_t errors, const sc_time& at) {
@@ -288,8 +288,8 @@ void dma_channel::move(const descriptor& d) {
 
 void dma_channel::finished(const descriptor& d, uint64_t moved, uint32_t errors,
                            const sc_time& from, const sc_time& to) {
-  if (!on_descriptor) return;
-  on_descriptor({params_.page, d.seq, d.addr, d.bytes, moved, d.tag, d.cls,
+  if (!descriptors.connected()) return;
+  descriptors.write({params_.page, d.seq, d.addr, d.bytes, moved, d.tag, d.cls,
                  params_.direction == dma_direction::stream_to_ddr, errors, from, to});
 }
 

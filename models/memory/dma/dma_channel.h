@@ -26,6 +26,7 @@
 #include <vector>
 
 #include "infra/log/logger.h"
+#include "infra/trace/analysis_port.h"
 #include "infra/regs/register_bank.h"
 #include "models/memory/common/traffic.h"
 #include "models/memory/dma/stream_fifo.h"
@@ -100,7 +101,7 @@ class dma_channel : public sc_core::sc_module {
 
   // Descriptors the channel refuses or fails (besides ERR, status, log);
   // the platform may forward them (strict mode, NPU error).
-  std::function<void(const dma_fault&)> on_fault;
+  trace::analysis_port<dma_fault> faults;
 
   // Each descriptor as the channel finished it, for trace writers: bytes
   // is what moved (less than requested after a failure), from start (the
@@ -117,7 +118,7 @@ class dma_channel : public sc_core::sc_module {
     uint32_t errors = 0;
     sc_core::sc_time start, end;
   };
-  std::function<void(const descriptor_record&)> on_descriptor;
+  trace::analysis_port<descriptor_record> descriptors;
 
  private:
   struct descriptor {

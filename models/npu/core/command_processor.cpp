@@ -382,15 +382,14 @@ void command_processor::latch(const command_fifo::entry& e, uint32_t code,
                          {"error", detail}});
   }
   status_changed();
-  if (on_error) on_error(err);
+  if (errors.connected()) errors.write(err);
 }
 
 void command_processor::record(const dispatched_instruction& d, const char* unit,
                                const sc_time& queued, const sc_time& issued, const sc_time& started,
                                uint32_t err, const std::string& detail) {
-  if (on_complete) on_complete(d.seq, sc_core::sc_time_stamp());
-  if (on_retire)
-    on_retire({d.seq, d.ins.word, unit, queued, issued, started, sc_core::sc_time_stamp(), err});
+  if (retirements.connected())
+    retirements.write({d.seq, d.ins.word, unit, queued, issued, started, sc_core::sc_time_stamp(), err});
   if (!instr_trace_) return;
   nlohmann::ordered_json rec = {
       {"seq", d.seq},

@@ -16,6 +16,7 @@
 #include <systemc>
 
 #include "infra/log/logger.h"
+#include "infra/trace/analysis_port.h"
 #include "models/npu/core/command_fifo.h"
 #include "models/npu/core/constant_cache.h"
 #include "models/npu/core/execution_unit.h"
@@ -59,11 +60,8 @@ class command_processor : public sc_core::sc_module, public completion_if {
   void word_pushed();  // DONE clears when a new word arrives
   void clear_error();
 
-  // In strict mode every latched error is also reported here.
-  std::function<void(const npu_error&)> on_error;
-  // Called as each instruction completes (sequence number, time): what a
-  // per-layer time breakdown is built from.
-  std::function<void(uint64_t seq, const sc_core::sc_time& done)> on_complete;
+  // Every latched error, as it latches (strict mode ends the run on it).
+  trace::analysis_port<npu_error> errors;
 
   // What the instruction trace records of each retired instruction, for
   // other trace writers. unit is "cmd" for MEMSET, else unit_kind_name.
@@ -74,7 +72,9 @@ class command_processor : public sc_core::sc_module, public completion_if {
     sc_core::sc_time queued, issued, started, retired;
     uint32_t err = PCCX_ERR_NONE;
   };
-  std::function<void(const retire_record&)> on_retire;
+  // Each instruction as it retires, for trace writers and for what a
+  // per-layer time breakdown is built from (seq and retired).
+  trace::analysis_port<retire_record> retirements;
   // True while the unit holds an instruction (dispatch to retire): a
   // variable a waveform trace can follow.
   const bool& unit_busy_flag(unit_kind kind) const { return unit_busy_[static_cast<size_t>(kind)]; }

@@ -188,7 +188,7 @@ int firmware_cpu::wait_idle(uint32_t timeout_us) {
   hal_call in_platform(*this);
   const sc_core::sc_time from = local_time();
   const int result = sleep_until_idle(timeout_us);
-  if (on_wait_idle) on_wait_idle(from, local_time(), result);
+  if (idle_waits.connected()) idle_waits.write({from, local_time(), result});
   return result;
 }
 

@@ -20,6 +20,7 @@
 #include <tlm>
 
 #include "infra/log/logger.h"
+#include "infra/trace/analysis_port.h"
 #include "infra/trace/trace_hub.h"
 #include "platform/vp/bus/address_router.h"
 #include "platform/vp/cpu/firmware_activity.h"
@@ -63,8 +64,11 @@ class firmware_cpu : public sc_core::sc_module {
 
   // Each uca_hal_wait_idle as it returns (from, to: the CPU's local time;
   // result 0, -1 or -2), for trace writers.
-  std::function<void(const sc_core::sc_time& from, const sc_core::sc_time& to, int result)>
-      on_wait_idle;
+  struct wait_idle_record {
+    sc_core::sc_time from, to;
+    int result;
+  };
+  trace::analysis_port<wait_idle_record> idle_waits;
 
   // Each HAL call ends the run once the watchdog's wall-clock limit passed.
   void set_watchdog(const wall_clock_watchdog* watchdog) { watchdog_ = watchdog; }

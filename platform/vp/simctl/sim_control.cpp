@@ -91,7 +91,7 @@ void sim_control::b_transport(tlm::tlm_generic_payload& tx, sc_core::sc_time& de
     case PCCX_SIMCTL_COUNTER_HI: {
       const uint64_t v = (static_cast<uint64_t>(value) << 32) | counter_lo_;
       PCCX_LOG(log_, debug, "counter " << counter_name_ << " = " << v);
-      if (on_counter) on_counter(counter_name_, v, now);
+      if (counters.connected()) counters.write({counter_name_, v, now});
       counter_name_.clear();
       counter_lo_ = 0;
       break;

@@ -15,6 +15,7 @@
 #include <vector>
 
 #include "infra/log/logger.h"
+#include "infra/trace/analysis_port.h"
 #include "infra/trace/trace_hub.h"
 #include "platform/vp/top/run_control.h"
 
@@ -31,8 +32,13 @@ class sim_control : public sc_core::sc_module {
   const std::vector<std::string>& markers() const { return markers_; }
   // Simulated time of each marker, ns (same order as markers()).
   const std::vector<double>& marker_times_ns() const { return marker_times_ns_; }
-  // Each counter sample as the firmware writes it (name, value, time).
-  std::function<void(const std::string&, uint64_t, const sc_core::sc_time&)> on_counter;
+  // Each counter sample as the firmware writes it.
+  struct counter_sample {
+    std::string name;
+    uint64_t value;
+    sc_core::sc_time at;
+  };
+  trace::analysis_port<counter_sample> counters;
   static std::string register_name(uint64_t offset);
 
  private:

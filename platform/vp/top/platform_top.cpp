@@ -76,22 +76,22 @@ platform_top::platform_top(const runtime_params& rt, trace::trace_hub& traces,
   cpu.npu_irq(npu_irq_);
 
   // The NPU's DDR byte counters cover its own ports, not the CPU's.
-  ddr.set_observer([this](const mem::ddr_access& a) {
+  ddr.accesses.subscribe([this](const mem::ddr_access& a) {
     if (a.port == mem::ddr_port::cpu) return;
     npu.counters().add(a.write ? PCCX_PERF_DDR_WR_BYTES : PCCX_PERF_DDR_RD_BYTES, a.bytes);
   });
 
   if (rt.npu.strict) {
     for (auto& ch : dma)
-      ch->on_fault = [this](const mem::dma_fault& f) {
+      ch->faults.subscribe([this](const mem::dma_fault& f) {
         control.fail("strict mode: DMA channel " + std::string(kChannelNames[f.page]) +
                      " descriptor #" + std::to_string(f.seq) + ": " + f.reason);
-      };
-    npu.cmd().on_error = [this, limits = rt.npu.limits](const npu::npu_error& e) {
+      });
+    npu.cmd().errors.subscribe([this, limits = rt.npu.limits](const npu::npu_error& e) {
       control.fail("strict mode: NPU error " + isa::error_name(e.code) + " on instruction #" +
                    std::to_string(e.seq) + " (" + isa::disassemble(e.word, limits) +
                    "): " + e.detail);
-    };
+    });
   }
 }
 

@@ -321,41 +321,30 @@ run_outputs::run_outputs(const config::platform_config& cfg, const runtime_param
     session_ = open(kPccxFile,
                     [&](const std::string& p) { return std::make_unique<session>(p, cfg, rt); });
 
-  // Each hook chains to one set before, so other observers keep working.
+  // The writers subscribe to the models' analysis ports beside any other
+  // observer of the run.
   if (perfetto_ || session_) {
-    auto& proc = top.npu.cmd();
-    proc.on_retire = [this, prev = proc.on_retire,
-                      limits = rt.npu.limits](const npu::command_processor::retire_record& r) {
-      if (prev) prev(r);
-      const std::string disasm = isa::disassemble(r.word, limits);
-      if (perfetto_) perfetto_->instruction(r, disasm);
-      if (session_) session_->instruction(r, disasm);
-    };
+    top.npu.cmd().retirements.subscribe(
+        [this, limits = rt.npu.limits](const npu::command_processor::retire_record& r) {
+          const std::string disasm = isa::disassemble(r.word, limits);
+          if (perfetto_) perfetto_->instruction(r, disasm);
+          if (session_) session_->instruction(r, disasm);
+        });
     for (auto& ch : top.dma)
-      ch->on_descriptor = [this,
-                           prev = ch->on_descriptor](const mem::dma_channel::descriptor_record& d) {
-        if (prev) prev(d);
+      ch->descriptors.subscribe([this](const mem::dma_channel::descriptor_record& d) {
         if (perfetto_) perfetto_->descriptor(d);
         if (session_) session_->descriptor(d);
-      };
-    top.cpu.on_wait_idle = [this, prev = top.cpu.on_wait_idle](const sc_time& from,
-                                                               const sc_time& to, int result) {
-      if (prev) prev(from, to, result);
-      if (perfetto_) perfetto_->wait_idle(from, to, result);
-      if (session_) session_->wait_idle(from, to);
-    };
+      });
+    top.cpu.idle_waits.subscribe([this](const firmware_cpu::wait_idle_record& w) {
+      if (perfetto_) perfetto_->wait_idle(w.from, w.to, w.result);
+      if (session_) session_->wait_idle(w.from, w.to);
+    });
   }
   if (perfetto_)
-    top.simctl.on_counter = [this, prev = top.simctl.on_counter](
-                                const std::string& name, uint64_t value, const sc_time& at) {
-      if (prev) prev(name, value, at);
-      perfetto_->counter(name, value, at);
-    };
-  if (vcd_)
-    top.ddr.set_observer([this, prev = top.ddr.observer()](const mem::ddr_access& a) {
-      if (prev) prev(a);
-      vcd_->access(a);
+    top.simctl.counters.subscribe([this](const sim_control::counter_sample& c) {
+      perfetto_->counter(c.name, c.value, c.at);
     });
+  if (vcd_) top.ddr.accesses.subscribe([this](const mem::ddr_access& a) { vcd_->access(a); });
 }
 
 run_outputs::~run_outputs() = default;
