@@ -1,5 +1,6 @@
 /* pccx v002 instruction word layout: the single source of field positions
- * for the firmware encoder and the models' decoder and disassembler.
+ * for the encoder (pccx_isa_encode.h) and the models' decoder and
+ * disassembler.
  *
  * Each field is described by its lowest bit and width; PCCX_FIELD_GET/PUT
  * extract and insert it. */

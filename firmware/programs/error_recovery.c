@@ -3,6 +3,7 @@
  * and resumes after the driver clears it. Returns 0 on success, or the
  * number of the first failed check. */
 #include "pccx_firmware.h"
+#include "pccx_isa_encode.h"
 #include "pccx_simctl.h"
 #include "pccx_uca_ext.h"
 #include "uCA_v1_api.h"
@@ -22,9 +23,10 @@ int pccx_firmware_main(void) {
   pccx_simctl_marker("error_recovery: unknown opcode");
   if (!expect_error(0x5000000000000000ull, PCCX_ERR_UNKNOWN_OPCODE)) return 2;
   pccx_simctl_marker("error_recovery: MEMSET reserved bits");
-  if (!expect_error(0x3000000000000001ull, PCCX_ERR_RESERVED_BITS)) return 3;
+  if (!expect_error(pccx_encode_memset(0u, 0u, 0u, 0u, 0u, 1u), PCCX_ERR_RESERVED_BITS)) return 3;
   pccx_simctl_marker("error_recovery: CVO zero length");
-  if (!expect_error(0x4000000000000000ull, PCCX_ERR_ZERO_LENGTH)) return 4;
+  if (!expect_error(pccx_encode_cvo(UCA_CVO_EXP, 0u, 0u, 0u, 0u, 0u), PCCX_ERR_ZERO_LENGTH))
+    return 4;
   pccx_simctl_marker("error_recovery: NPU still serves");
   uca_memset(0, 5, 1, 2, 3);
   if (uca_sync(100) != 0) return 5;

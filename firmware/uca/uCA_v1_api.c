@@ -1,11 +1,11 @@
 /* uCA v1 public driver API over the uCA HAL.
  *
- * Every issue call encodes one 64-bit pccx v002 instruction with the field
- * positions of pccx_isa.h and hands it to uca_hal_issue_instr(). Unlike the
- * original driver, nothing is masked silently: a value that does not fit its
- * field, or a MEMCPY route the ISA cannot express, issues nothing and latches
- * an API error that uca_sync() reports as PCCX_SYNC_API_ERROR until
- * pccx_uca_take_api_error() collects it.
+ * Every issue call checks its arguments, encodes one 64-bit pccx v002
+ * instruction with pccx_isa_encode.h and hands it to uca_hal_issue_instr().
+ * Unlike the original driver, nothing is masked silently: a value that does
+ * not fit its field, or a MEMCPY route the ISA cannot express, issues
+ * nothing and latches an API error that uca_sync() reports as
+ * PCCX_SYNC_API_ERROR until pccx_uca_take_api_error() collects it.
  *
  * Freestanding: no libc beyond <stdint.h>/<stddef.h>. */
 #include "uCA_v1_api.h"
@@ -14,6 +14,7 @@
 #include <stdint.h>
 
 #include "pccx_isa.h"
+#include "pccx_isa_encode.h"
 #include "pccx_uca_ext.h"
 #include "pccx_uca_internal.h"
 #include "uCA_v1_hal.h"
@@ -56,21 +57,14 @@ void uca_deinit(void) {
 
 static void issue_matmul(uint32_t opcode, uint32_t dest_reg, uint32_t src_addr, uint8_t flags,
                          uint8_t size_ptr, uint8_t shape_ptr, uint8_t lanes) {
-  uint64_t word;
   if (!fits(dest_reg, PCCX_MM_DEST_W) || !fits(src_addr, PCCX_MM_SRC_W) ||
       !fits(flags, PCCX_MM_FLAGS_W) || !fits(size_ptr, PCCX_MM_SIZE_PTR_W) ||
       !fits(shape_ptr, PCCX_MM_SHAPE_PTR_W) || !fits(lanes, PCCX_MM_LANE_W)) {
     pccx_uca_internal_set_api_error(PCCX_API_FIELD_RANGE);
     return;
   }
-  word = PCCX_FIELD_PUT(opcode, PCCX_OPCODE_LSB, PCCX_OPCODE_W) |
-         PCCX_FIELD_PUT(dest_reg, PCCX_MM_DEST_LSB, PCCX_MM_DEST_W) |
-         PCCX_FIELD_PUT(src_addr, PCCX_MM_SRC_LSB, PCCX_MM_SRC_W) |
-         PCCX_FIELD_PUT(flags, PCCX_MM_FLAGS_LSB, PCCX_MM_FLAGS_W) |
-         PCCX_FIELD_PUT(size_ptr, PCCX_MM_SIZE_PTR_LSB, PCCX_MM_SIZE_PTR_W) |
-         PCCX_FIELD_PUT(shape_ptr, PCCX_MM_SHAPE_PTR_LSB, PCCX_MM_SHAPE_PTR_W) |
-         PCCX_FIELD_PUT(lanes, PCCX_MM_LANE_LSB, PCCX_MM_LANE_W);
-  uca_hal_issue_instr(word);
+  uca_hal_issue_instr(
+      pccx_encode_matmul(opcode, dest_reg, src_addr, flags, size_ptr, shape_ptr, lanes, 0u));
 }
 
 void uca_gemv(uint32_t dest_reg, uint32_t src_addr, uint8_t flags, uint8_t size_ptr,
@@ -85,21 +79,13 @@ void uca_gemm(uint32_t dest_reg, uint32_t src_addr, uint8_t flags, uint8_t size_
 
 void uca_cvo(uint8_t cvo_func, uint32_t src_addr, uint32_t dst_addr, uint16_t length, uint8_t flags,
              uint8_t async) {
-  uint64_t word;
   if (!fits(cvo_func, PCCX_CVO_FUNC_W) || !fits(src_addr, PCCX_CVO_SRC_W) ||
       !fits(dst_addr, PCCX_CVO_DST_W) || !fits(length, PCCX_CVO_LEN_W) ||
       !fits(flags, PCCX_CVO_FLAGS_W) || !fits(async, 1)) {
     pccx_uca_internal_set_api_error(PCCX_API_FIELD_RANGE);
     return;
   }
-  word = PCCX_FIELD_PUT(UCA_OP_CVO, PCCX_OPCODE_LSB, PCCX_OPCODE_W) |
-         PCCX_FIELD_PUT(cvo_func, PCCX_CVO_FUNC_LSB, PCCX_CVO_FUNC_W) |
-         PCCX_FIELD_PUT(src_addr, PCCX_CVO_SRC_LSB, PCCX_CVO_SRC_W) |
-         PCCX_FIELD_PUT(dst_addr, PCCX_CVO_DST_LSB, PCCX_CVO_DST_W) |
-         PCCX_FIELD_PUT(length, PCCX_CVO_LEN_LSB, PCCX_CVO_LEN_W) |
-         PCCX_FIELD_PUT(flags, PCCX_CVO_FLAGS_LSB, PCCX_CVO_FLAGS_W) |
-         PCCX_FIELD_PUT(async, PCCX_CVO_ASYNC_LSB, 1);
-  uca_hal_issue_instr(word);
+  uca_hal_issue_instr(pccx_encode_cvo(cvo_func, src_addr, dst_addr, length, flags, async));
 }
 
 /* Maps a route constant to the ISA's from_device/to_device bits by meaning
@@ -130,7 +116,6 @@ void uca_memcpy(uint8_t route, uint32_t dest_addr, uint32_t src_addr, uint8_t sh
                 uint8_t async) {
   uint32_t from_host = 0u;
   uint32_t to_host = 0u;
-  uint64_t word;
   if (!route_bits(route, &from_host, &to_host)) {
     pccx_uca_internal_set_api_error(PCCX_API_BAD_ROUTE);
     return;
@@ -141,29 +126,16 @@ void uca_memcpy(uint8_t route, uint32_t dest_addr, uint32_t src_addr, uint8_t sh
     return;
   }
   /* aux_addr stays 0: host addresses come from the DMA descriptors. */
-  word = PCCX_FIELD_PUT(UCA_OP_MEMCPY, PCCX_OPCODE_LSB, PCCX_OPCODE_W) |
-         PCCX_FIELD_PUT(from_host, PCCX_MC_FROM_LSB, 1) |
-         PCCX_FIELD_PUT(to_host, PCCX_MC_TO_LSB, 1) |
-         PCCX_FIELD_PUT(dest_addr, PCCX_MC_DEST_LSB, PCCX_MC_DEST_W) |
-         PCCX_FIELD_PUT(src_addr, PCCX_MC_SRC_LSB, PCCX_MC_SRC_W) |
-         PCCX_FIELD_PUT(shape_ptr, PCCX_MC_SHAPE_PTR_LSB, PCCX_MC_SHAPE_PTR_W) |
-         PCCX_FIELD_PUT(async, PCCX_MC_ASYNC_LSB, 1);
-  uca_hal_issue_instr(word);
+  uca_hal_issue_instr(
+      pccx_encode_memcpy(from_host, to_host, dest_addr, src_addr, 0u, shape_ptr, async));
 }
 
 void uca_memset(uint8_t dest_cache, uint8_t dest_addr, uint16_t a, uint16_t b, uint16_t c) {
-  uint64_t word;
   if (!fits(dest_cache, PCCX_MS_CACHE_W) || !fits(dest_addr, PCCX_MS_SLOT_W)) {
     pccx_uca_internal_set_api_error(PCCX_API_FIELD_RANGE);
     return;
   }
-  word = PCCX_FIELD_PUT(UCA_OP_MEMSET, PCCX_OPCODE_LSB, PCCX_OPCODE_W) |
-         PCCX_FIELD_PUT(dest_cache, PCCX_MS_CACHE_LSB, PCCX_MS_CACHE_W) |
-         PCCX_FIELD_PUT(dest_addr, PCCX_MS_SLOT_LSB, PCCX_MS_SLOT_W) |
-         PCCX_FIELD_PUT(a, PCCX_MS_A_LSB, PCCX_MS_VALUE_W) |
-         PCCX_FIELD_PUT(b, PCCX_MS_B_LSB, PCCX_MS_VALUE_W) |
-         PCCX_FIELD_PUT(c, PCCX_MS_C_LSB, PCCX_MS_VALUE_W);
-  uca_hal_issue_instr(word);
+  uca_hal_issue_instr(pccx_encode_memset(dest_cache, dest_addr, a, b, c, 0u));
 }
 
 int uca_sync(uint32_t timeout_us) {

@@ -10,15 +10,20 @@
 
 #include "infra/log/logger.h"
 #include "models/npu/isa/instruction.h"
-#include "uCA_v1_api.h"
+#include "pccx_isa_encode.h"
 #include "platform/vp/top/simulation.h"
+#include "uCA_v1_api.h"
 
 namespace {
 
 void BM_Decode(benchmark::State& state) {
   std::mt19937_64 rng(1);
   std::vector<uint64_t> words(4096);
-  for (auto& w : words) w = (rng() & ~(0xFull << 60)) | (static_cast<uint64_t>(rng() % 5) << 60);
+  for (auto& w : words) {  // random bits under a defined opcode (0x0..0x4)
+    const uint64_t bits = rng();
+    const uint32_t op = static_cast<uint32_t>(rng() % 5);
+    w = (bits & ~pccx_encode_opcode(0xF)) | pccx_encode_opcode(op);
+  }
   const pccx::isa::decode_limits limits;
   size_t i = 0;
   for (auto _ : state) {

@@ -19,7 +19,7 @@ TEST_F(ExternalDriver, BuildsAgainstInstalledHeadersAndRuns) {
   const std::string installed_vp = prefix + "/bin/pccx-vp";
   ASSERT_TRUE(fs::exists(installed_vp));
   for (const char* h : {"uCA_v1_hal.h", "uCA_v1_api.h", "pccx_firmware.h", "pccx_isa.h",
-                        "pccx_npu_regs.h", "pccx_simctl.h", "pccx_uca_ext.h"})
+                        "pccx_isa_encode.h", "pccx_npu_regs.h", "pccx_simctl.h", "pccx_uca_ext.h"})
     EXPECT_TRUE(fs::exists(prefix + "/include/pccx-vp/" + h)) << h << " not installed";
 
   const auto configure = run(

@@ -5,8 +5,7 @@
 #include <cstdio>
 
 #include "e2e_util.h"
-#include "pccx_isa.h"
-#include "uCA_v1_api.h"
+#include "pccx_isa_encode.h"
 
 namespace e2e {
 namespace {
@@ -14,12 +13,7 @@ namespace {
 constexpr int kMemsets = 64;  // 32 slots in each of the two shape banks
 
 uint64_t memset_word(uint32_t cache, uint32_t slot, uint32_t a, uint32_t b, uint32_t c) {
-  return PCCX_FIELD_PUT(UCA_OP_MEMSET, PCCX_OPCODE_LSB, PCCX_OPCODE_W) |
-         PCCX_FIELD_PUT(cache, PCCX_MS_CACHE_LSB, PCCX_MS_CACHE_W) |
-         PCCX_FIELD_PUT(slot, PCCX_MS_SLOT_LSB, PCCX_MS_SLOT_W) |
-         PCCX_FIELD_PUT(a, PCCX_MS_A_LSB, PCCX_MS_VALUE_W) |
-         PCCX_FIELD_PUT(b, PCCX_MS_B_LSB, PCCX_MS_VALUE_W) |
-         PCCX_FIELD_PUT(c, PCCX_MS_C_LSB, PCCX_MS_VALUE_W);
+  return pccx_encode_memset(cache, slot, a, b, c, 0);
 }
 
 std::string hex64(uint64_t w) {

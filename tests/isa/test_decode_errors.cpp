@@ -3,6 +3,7 @@
 #include <gtest/gtest.h>
 
 #include "models/npu/isa/instruction.h"
+#include "pccx_isa_encode.h"
 #include "test_util.h"
 #include "uCA_v1_api.h"
 
@@ -28,10 +29,10 @@ void expect_error(uint64_t word, const decode_limits& lim, uint32_t code, const 
 }  // namespace
 
 TEST(DecodeError, UnknownOpcode) {
-  for (uint64_t op = 0x5; op <= 0xF; ++op) {
+  for (uint32_t op = 0x5; op <= 0xF; ++op) {
     char msg[64];
     std::snprintf(msg, sizeof msg, "opcode 0x%x: reserved opcode", static_cast<unsigned>(op));
-    expect_error(op << 60, kLim, PCCX_ERR_UNKNOWN_OPCODE, msg);
+    expect_error(pccx_encode_opcode(op), kLim, PCCX_ERR_UNKNOWN_OPCODE, msg);
   }
   // The RTL's kick marker decodes as opcode 0x8.
   expect_error(0x8000000000000000ull, kLim, PCCX_ERR_UNKNOWN_OPCODE, "opcode 0x8: reserved opcode");

@@ -58,7 +58,8 @@ struct npu_bench {
                        sc_core::sc_time limit = sc_core::sc_time(1, sc_core::SC_MS));
 };
 
-// Instruction encoders (independent of the firmware encoder on purpose).
+// Instruction words through isa::encode, so the model's instruction structs
+// are exercised too (the bits come from pccx_isa_encode.h, as the driver's).
 uint64_t memset_word(uint8_t cache, uint8_t slot, uint16_t a, uint16_t b, uint16_t c);
 uint64_t gemv_word(uint32_t dest, uint32_t src, uint8_t size_ptr, uint8_t shape_ptr,
                    uint8_t flags = 0, uint8_t lanes = 0, bool gemm = false);

@@ -5,6 +5,7 @@
 
 #include "npu_bench.h"
 #include "pccx_isa.h"
+#include "pccx_isa_encode.h"
 #include "uCA_v1_api.h"
 
 using namespace pccx;
@@ -40,11 +41,11 @@ npu::npu_params without_cvo_extensions() {
 std::vector<error_case> cases() {
   return {
       {"unknown_opcode", 0x7000000000000000ull, PCCX_ERR_UNKNOWN_OPCODE},
-      {"gemv_reserved", gemv_word(0, 0, 0, 0) | 0x5, PCCX_ERR_RESERVED_BITS},
-      {"gemv_reserved_flags", gemv_word(0, 0, 0, 0, 0x03), PCCX_ERR_RESERVED_BITS},
-      {"memset_reserved", memset_word(0, 0, 1, 1, 1) | 0x8, PCCX_ERR_RESERVED_BITS},
-      {"memcpy_aux_addr", memcpy_word(true, false, 0, 0, 0, true) | (1ull << 7),
+      {"gemv_reserved", pccx_encode_matmul(UCA_OP_GEMV, 0, 0, 0, 0, 0, 0, 0x5),
        PCCX_ERR_RESERVED_BITS},
+      {"gemv_reserved_flags", gemv_word(0, 0, 0, 0, 0x03), PCCX_ERR_RESERVED_BITS},
+      {"memset_reserved", pccx_encode_memset(0, 0, 1, 1, 1, 0x8), PCCX_ERR_RESERVED_BITS},
+      {"memcpy_aux_addr", pccx_encode_memcpy(1, 0, 0, 0, 1, 0, 1), PCCX_ERR_RESERVED_BITS},
       {"cvo_reserved_flags", cvo_word(0, 0, 8, 8, true, 0x1), PCCX_ERR_RESERVED_BITS},
       {"cvo_unknown_func", cvo_word(0xE, 0, 8, 8, true), PCCX_ERR_UNKNOWN_CVO_FUNC},
       {"cvo_extension_disabled", cvo_word(PCCX_CVO_TANH, 0, 8, 8, true), PCCX_ERR_UNKNOWN_CVO_FUNC,

@@ -4,7 +4,7 @@
  * supplied by pccx-vp at load time; on the board, by a bare-metal HAL. */
 #include <stdint.h>
 
-#include "pccx_isa.h"
+#include "pccx_isa_encode.h"
 #include "pccx_simctl.h"
 #include "uCA_v1_api.h"
 #include "uCA_v1_hal.h"
@@ -19,13 +19,7 @@ void uca_deinit(void) {
 }
 
 void uca_memset(uint8_t dest_cache, uint8_t dest_addr, uint16_t a, uint16_t b, uint16_t c) {
-  const uint64_t word = PCCX_FIELD_PUT(UCA_OP_MEMSET, PCCX_OPCODE_LSB, PCCX_OPCODE_W) |
-                        PCCX_FIELD_PUT(dest_cache, PCCX_MS_CACHE_LSB, PCCX_MS_CACHE_W) |
-                        PCCX_FIELD_PUT(dest_addr, PCCX_MS_SLOT_LSB, PCCX_MS_SLOT_W) |
-                        PCCX_FIELD_PUT(a, PCCX_MS_A_LSB, PCCX_MS_VALUE_W) |
-                        PCCX_FIELD_PUT(b, PCCX_MS_B_LSB, PCCX_MS_VALUE_W) |
-                        PCCX_FIELD_PUT(c, PCCX_MS_C_LSB, PCCX_MS_VALUE_W);
-  uca_hal_issue_instr(word);
+  uca_hal_issue_instr(pccx_encode_memset(dest_cache, dest_addr, a, b, c, 0u));
 }
 
 int uca_sync(uint32_t timeout_us) {

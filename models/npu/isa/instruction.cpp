@@ -1,6 +1,6 @@
-// Static decoder and encoder of pccx v002 instructions (instruction.h).
+// Static decoder and encoder of pccx v002 instructions (instruction.h); the
+// words themselves are assembled by pccx_isa_encode.h.
 #include "models/npu/isa/instruction.h"
-#include "infra/text/hex.h"
 
 #include <cinttypes>
 #include <cstdio>
@@ -8,7 +8,9 @@
 #include <string>
 #include <type_traits>
 
+#include "infra/text/hex.h"
 #include "pccx_isa.h"
+#include "pccx_isa_encode.h"
 #include "uCA_v1_api.h"
 
 namespace pccx::isa {
@@ -17,10 +19,6 @@ namespace {
 
 uint32_t get(uint64_t word, unsigned lsb, unsigned width) {
   return static_cast<uint32_t>(PCCX_FIELD_GET(word, lsb, width));
-}
-
-uint64_t put(uint64_t value, unsigned lsb, unsigned width) {
-  return PCCX_FIELD_PUT(value, lsb, width);
 }
 
 using text::hex;
@@ -238,7 +236,6 @@ decode_result decode(uint64_t word, const decode_limits& limits) {
 }
 
 uint64_t encode(const instruction& ins) {
-  const uint64_t op = put(static_cast<uint8_t>(ins.op), PCCX_OPCODE_LSB, PCCX_OPCODE_W);
   return std::visit(
       [&](const auto& body) -> uint64_t {
         using T = std::decay_t<decltype(body)>;
@@ -246,40 +243,23 @@ uint64_t encode(const instruction& ins) {
           if (ins.op != opcode::gemv && ins.op != opcode::gemm)
             throw std::invalid_argument("encode: GEMV/GEMM body with opcode " +
                                         opcode_name(ins.op));
-          return op | put(body.dest_reg, PCCX_MM_DEST_LSB, PCCX_MM_DEST_W) |
-                 put(body.src_addr, PCCX_MM_SRC_LSB, PCCX_MM_SRC_W) |
-                 put(body.flags, PCCX_MM_FLAGS_LSB, PCCX_MM_FLAGS_W) |
-                 put(body.size_ptr, PCCX_MM_SIZE_PTR_LSB, PCCX_MM_SIZE_PTR_W) |
-                 put(body.shape_ptr, PCCX_MM_SHAPE_PTR_LSB, PCCX_MM_SHAPE_PTR_W) |
-                 put(body.lanes, PCCX_MM_LANE_LSB, PCCX_MM_LANE_W);
+          return pccx_encode_matmul(static_cast<uint8_t>(ins.op), body.dest_reg, body.src_addr,
+                                    body.flags, body.size_ptr, body.shape_ptr, body.lanes, 0);
         } else if constexpr (std::is_same_v<T, memcpy_instr>) {
           if (ins.op != opcode::memcpy)
             throw std::invalid_argument("encode: MEMCPY body with opcode " + opcode_name(ins.op));
-          return op | put(body.from_host ? 1 : 0, PCCX_MC_FROM_LSB, 1) |
-                 put(body.to_host ? 1 : 0, PCCX_MC_TO_LSB, 1) |
-                 put(body.dest, PCCX_MC_DEST_LSB, PCCX_MC_DEST_W) |
-                 put(body.src, PCCX_MC_SRC_LSB, PCCX_MC_SRC_W) |
-                 put(body.aux_addr, PCCX_MC_AUX_LSB, PCCX_MC_AUX_W) |
-                 put(body.shape_ptr, PCCX_MC_SHAPE_PTR_LSB, PCCX_MC_SHAPE_PTR_W) |
-                 put(body.async ? 1 : 0, PCCX_MC_ASYNC_LSB, 1);
+          return pccx_encode_memcpy(body.from_host, body.to_host, body.dest, body.src,
+                                    body.aux_addr, body.shape_ptr, body.async);
         } else if constexpr (std::is_same_v<T, memset_instr>) {
           if (ins.op != opcode::memset)
             throw std::invalid_argument("encode: MEMSET body with opcode " + opcode_name(ins.op));
-          return op | put(body.cache, PCCX_MS_CACHE_LSB, PCCX_MS_CACHE_W) |
-                 put(body.slot, PCCX_MS_SLOT_LSB, PCCX_MS_SLOT_W) |
-                 put(body.a, PCCX_MS_A_LSB, PCCX_MS_VALUE_W) |
-                 put(body.b, PCCX_MS_B_LSB, PCCX_MS_VALUE_W) |
-                 put(body.c, PCCX_MS_C_LSB, PCCX_MS_VALUE_W);
+          return pccx_encode_memset(body.cache, body.slot, body.a, body.b, body.c, 0);
         } else {
           static_assert(std::is_same_v<T, cvo_instr>);
           if (ins.op != opcode::cvo)
             throw std::invalid_argument("encode: CVO body with opcode " + opcode_name(ins.op));
-          return op | put(body.func, PCCX_CVO_FUNC_LSB, PCCX_CVO_FUNC_W) |
-                 put(body.src, PCCX_CVO_SRC_LSB, PCCX_CVO_SRC_W) |
-                 put(body.dst, PCCX_CVO_DST_LSB, PCCX_CVO_DST_W) |
-                 put(body.length, PCCX_CVO_LEN_LSB, PCCX_CVO_LEN_W) |
-                 put(body.flags, PCCX_CVO_FLAGS_LSB, PCCX_CVO_FLAGS_W) |
-                 put(body.async ? 1 : 0, PCCX_CVO_ASYNC_LSB, 1);
+          return pccx_encode_cvo(body.func, body.src, body.dst, body.length, body.flags,
+                                 body.async);
         }
       },
       ins.body);

@@ -10,7 +10,7 @@
 #include <stdint.h>
 
 #include "pccx_firmware.h"
-#include "pccx_isa.h"
+#include "pccx_isa_encode.h"
 #include "pccx_npu_regs.h"
 #include "pccx_simctl.h"
 #include "uCA_v1_api.h"
@@ -43,12 +43,7 @@ int uca_init(void) {
 
 void uca_memset(uint8_t dest_cache, uint8_t dest_addr, uint16_t a, uint16_t b, uint16_t c) {
   custom_marker("custom driver uca_memset");
-  uca_hal_issue_instr(PCCX_FIELD_PUT(UCA_OP_MEMSET, PCCX_OPCODE_LSB, PCCX_OPCODE_W) |
-                      PCCX_FIELD_PUT(dest_cache, PCCX_MS_CACHE_LSB, PCCX_MS_CACHE_W) |
-                      PCCX_FIELD_PUT(dest_addr, PCCX_MS_SLOT_LSB, PCCX_MS_SLOT_W) |
-                      PCCX_FIELD_PUT(a, PCCX_MS_A_LSB, PCCX_MS_VALUE_W) |
-                      PCCX_FIELD_PUT(b, PCCX_MS_B_LSB, PCCX_MS_VALUE_W) |
-                      PCCX_FIELD_PUT(c, PCCX_MS_C_LSB, PCCX_MS_VALUE_W));
+  uca_hal_issue_instr(pccx_encode_memset(dest_cache, dest_addr, a, b, c, 0u));
 }
 
 int uca_sync(uint32_t timeout_us) {

@@ -5,10 +5,9 @@
 #include <stdint.h>
 
 #include "pccx_firmware.h"
+#include "pccx_isa_encode.h"
 #include "pccx_npu_regs.h"
 #include "uCA_v1_hal.h"
-
-#define MEMSET_FMAP_SHAPE_0 0x3000000000000000ull /* MEMSET fmap_shape[0] <- (0, 0, 0) */
 
 int pccx_firmware_main(void) {
   uint32_t depth;
@@ -16,6 +15,7 @@ int pccx_firmware_main(void) {
   uca_hal_issue_instr(0x5000000000000000ull);
   if (uca_hal_wait_idle(100) != -2) return 10; /* the error must be latched */
   depth = uca_hal_read32(PCCX_REG_CMD_DEPTH);
-  for (i = 0; i <= depth; ++i) uca_hal_issue_instr(MEMSET_FMAP_SHAPE_0);
+  /* MEMSET fmap_shape[0] <- (0, 0, 0), one more than CMD_IN holds */
+  for (i = 0; i <= depth; ++i) uca_hal_issue_instr(pccx_encode_memset(0u, 0u, 0u, 0u, 0u, 0u));
   return 11; /* not reached: the last write never completes */
 }
