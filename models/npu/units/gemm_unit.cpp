@@ -61,8 +61,7 @@ gemm_unit::gemm_unit(sc_core::sc_module_name name, const gemm_unit_params& param
       fifos_(std::move(weight_fifos)),
       counters_(counters) {
   const std::string n = this->name();
-  if (params_.core_period <= SC_ZERO_TIME)
-    throw std::invalid_argument(n + ": core_period must be positive");
+  matmul::check_unit_params(n, params_.core_period, fifos_);
   if (params_.rows == 0 || params_.cols == 0 || params_.macs_per_pe == 0)
     throw std::invalid_argument(n + ": rows, cols and macs_per_pe must be at least 1");
   if ((params_.cols * params_.macs_per_pe) % 4 != 0)
@@ -70,8 +69,6 @@ gemm_unit::gemm_unit(sc_core::sc_module_name name, const gemm_unit_params& param
   if (params_.drain_limit == 0) throw std::invalid_argument(n + ": drain_limit must be at least 1");
   if (fifos_.size() != kFifos)
     throw std::invalid_argument(n + ": needs exactly two weight FIFOs (HP0, HP1)");
-  for (auto* f : fifos_)
-    if (!f) throw std::invalid_argument(n + ": null weight FIFO");
 }
 
 uint64_t gemm_unit::tile_bytes_per_fifo() const {

@@ -33,14 +33,11 @@ gemv_unit::gemv_unit(sc_core::sc_module_name name, const gemv_unit_params& param
       fifos_(std::move(weight_fifos)),
       counters_(counters) {
   const std::string n = this->name();
-  if (params_.core_period <= SC_ZERO_TIME)
-    throw std::invalid_argument(n + ": core_period must be positive");
+  matmul::check_unit_params(n, params_.core_period, fifos_);
   if (params_.cores == 0) throw std::invalid_argument(n + ": cores must be at least 1");
   if (params_.macs_per_core_per_cycle == 0)
     throw std::invalid_argument(n + ": macs_per_core_per_cycle must be at least 1");
   if (fifos_.empty()) throw std::invalid_argument(n + ": needs at least one weight FIFO");
-  for (auto* f : fifos_)
-    if (!f) throw std::invalid_argument(n + ": null weight FIFO");
   if (params_.dequant_elements_per_cycle == 0)
     throw std::invalid_argument(n + ": dequant_elements_per_cycle must be at least 1");
   if (params_.kv_key) key_codec_.emplace(*params_.kv_key);
