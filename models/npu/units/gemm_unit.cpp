@@ -125,21 +125,16 @@ struct gemm_unit::job {
 threaded_unit::result gemm_unit::execute(const dispatched_instruction& d) {
   job jb;
   if (auto refused = resolve(d, jb)) return std::move(*refused);
-  clock_.reset();
-  jb.t0 = sc_core::sc_time_stamp();
-  jb.end = jb.t0;
-  result r;
-  try {
+  const auto failed = matmul::run_stages(clock_, name(), "GEMM", jb.t0, jb.end, [&] {
     stream_activations(jb);
     run_tiles(jb);
     compute_values(jb);
     write_results(jb);
     account(jb);
-  } catch (const mem::l2_range_error& e) {
-    r = {PCCX_ERR_L2_RANGE, std::string(name()) + ": GEMM: " + e.what()};
-  }
+  });
   clock_.sync_to(std::max(jb.end, clock_.local()));
-  return r;
+  if (failed) return {failed->err, failed->detail};
+  return {};
 }
 
 // The checks that refuse an instruction before it takes any time, and the

@@ -83,11 +83,7 @@ struct gemv_unit::job {
 threaded_unit::result gemv_unit::execute(const dispatched_instruction& d) {
   job jb;
   if (auto refused = resolve(d, jb)) return std::move(*refused);
-  clock_.reset();
-  jb.t0 = sc_core::sc_time_stamp();
-  jb.end = jb.t0;
-  result r;
-  try {
+  const auto failed = matmul::run_stages(clock_, name(), "GEMV", jb.t0, jb.end, [&] {
     load_activations(jb);
     order_records(jb);
     order_result_words(jb);
@@ -95,12 +91,11 @@ threaded_unit::result gemv_unit::execute(const dispatched_instruction& d) {
     stream_records(jb);
     if (jb.functional && jb.findemax && on_emax) report_emax(jb);
     account(jb);
-  } catch (const mem::l2_range_error& e) {
-    r = {PCCX_ERR_L2_RANGE, std::string(name()) + ": GEMV: " + e.what()};
-  }
+  });
   if (d.produces) d.produces->close();
   clock_.sync_to(std::max(jb.end, clock_.local()));
-  return r;
+  if (failed) return {failed->err, failed->detail};
+  return {};
 }
 
 // The checks that refuse an instruction before it takes any time, and the
