@@ -16,17 +16,8 @@ namespace {
 
 constexpr float kFloatMax = std::numeric_limits<float>::max();
 
-uint32_t bits_of(float f) {
-  uint32_t u;
-  std::memcpy(&u, &f, sizeof u);
-  return u;
-}
-
-float float_of(uint32_t u) {
-  float f;
-  std::memcpy(&f, &u, sizeof f);
-  return f;
-}
+using npu::bf16::bits_of;
+using npu::bf16::float_of;
 
 // ---- BF16 metadata
 

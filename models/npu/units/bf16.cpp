@@ -1,23 +1,9 @@
 #include "models/npu/units/bf16.h"
 
 #include <cmath>
-#include <cstring>
 #include <limits>
 
 namespace pccx::npu::bf16 {
-
-namespace {
-uint32_t bits_of(float f) {
-  uint32_t u;
-  std::memcpy(&u, &f, sizeof u);
-  return u;
-}
-float float_of(uint32_t u) {
-  float f;
-  std::memcpy(&f, &u, sizeof f);
-  return f;
-}
-}  // namespace
 
 float to_float(uint16_t b) {
   return float_of(static_cast<uint32_t>(b) << 16);

@@ -10,6 +10,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <cstring>
 
 namespace pccx::npu::bf16 {
 
@@ -18,6 +19,19 @@ constexpr unsigned kPerWord = 8;  // BF16 elements per 128-bit L2 word
 constexpr uint16_t kPosInf = 0x7F80;
 constexpr uint16_t kNegInf = 0xFF80;
 constexpr uint16_t kQuietNaN = 0x7FC0;
+
+// The bit pattern of an FP32 value, and the FP32 value of a bit pattern.
+// Inline: the conversions here and the KV codec's FP16 ones run per element.
+inline uint32_t bits_of(float f) {
+  uint32_t u;
+  std::memcpy(&u, &f, sizeof u);
+  return u;
+}
+inline float float_of(uint32_t u) {
+  float f;
+  std::memcpy(&f, &u, sizeof f);
+  return f;
+}
 
 // Exact: every BF16 value is a float.
 float to_float(uint16_t b);

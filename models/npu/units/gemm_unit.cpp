@@ -61,8 +61,7 @@ gemm_unit::gemm_unit(sc_core::sc_module_name name, const gemm_unit_params& param
       fifos_(std::move(weight_fifos)),
       counters_(counters) {
   const std::string n = this->name();
-  if (params_.core_period <= SC_ZERO_TIME)
-    throw std::invalid_argument(n + ": core_period must be positive");
+  matmul::check_unit_params(n, params_.core_period, fifos_);
   if (params_.rows == 0 || params_.cols == 0 || params_.macs_per_pe == 0)
     throw std::invalid_argument(n + ": rows, cols and macs_per_pe must be at least 1");
   if ((params_.cols * params_.macs_per_pe) % 4 != 0)
@@ -70,8 +69,6 @@ gemm_unit::gemm_unit(sc_core::sc_module_name name, const gemm_unit_params& param
   if (params_.drain_limit == 0) throw std::invalid_argument(n + ": drain_limit must be at least 1");
   if (fifos_.size() != kFifos)
     throw std::invalid_argument(n + ": needs exactly two weight FIFOs (HP0, HP1)");
-  for (auto* f : fifos_)
-    if (!f) throw std::invalid_argument(n + ": null weight FIFO");
 }
 
 uint64_t gemm_unit::tile_bytes_per_fifo() const {
@@ -98,189 +95,251 @@ uint32_t gemm_unit::group_ntiles(uint32_t m, uint32_t n) const {
   return static_cast<uint32_t>(std::max<uint64_t>(1, std::min({n_tiles, fit, hides})));
 }
 
+// One instruction as the stages see it: the decoded fields, what follows
+// from them before any time is taken, and what each stage hands the next.
+struct gemm_unit::job {
+  const isa::matmul_instr* mm = nullptr;
+  uint32_t M = 0, N = 0, K = 0;
+  bool w_scale = false, accm = false, functional = false;
+  uint64_t tbytes = 0, sbytes = 0;                   // per FIFO: one K-tile, an N-tile's scales
+  uint32_t TK = 0, TN = 0, half = 0, row_bytes = 0;  // half: columns per FIFO
+  uint32_t n_tiles = 0, k_tiles = 0, group = 0, windows = 0;
+  uint32_t act_words = 0, out_words = 0;
+  uint64_t tail_cycles = 0;
+  sc_time period, load_time, tile_time, tail_time;
+  sc_time t0, end, old_ready;
+  std::vector<sc_time> slice_ready, ntile_end;
+  sc_time load_end;                        // loader free
+  sc_time comp_end;                        // array free
+  sc_time comp_end_prev2, comp_end_prev1;  // buffers: tiles t-2, t-1
+  sc_time first_start;
+  bool first = true;
+  sc_time stall, act_stall;
+  uint64_t array_cycles = 0;
+  std::vector<uint8_t> act_bytes, out_bytes, buf;
+  matmul::int8_rows act;
+  std::vector<int8_t> w;  // unpacked weights, n-major
+  std::vector<float> sw, y;
+};
+
 threaded_unit::result gemm_unit::execute(const dispatched_instruction& d) {
+  job jb;
+  if (auto refused = resolve(d, jb)) return std::move(*refused);
+  const auto failed = matmul::run_stages(clock_, name(), "GEMM", jb.t0, jb.end, [&] {
+    stream_activations(jb);
+    run_tiles(jb);
+    compute_values(jb);
+    write_results(jb);
+    account(jb);
+  });
+  clock_.sync_to(std::max(jb.end, clock_.local()));
+  if (failed) return {failed->err, failed->detail};
+  return {};
+}
+
+// The checks that refuse an instruction before it takes any time, and the
+// sizes and times that follow from its fields.
+std::optional<threaded_unit::result> gemm_unit::resolve(const dispatched_instruction& d,
+                                                        job& jb) const {
   if (auto refused = matmul::check_instruction(d, isa::opcode::gemm, name()))
-    return {refused->err, refused->detail};
-  const auto* mm = std::get_if<isa::matmul_instr>(&d.ins.body);
-  const uint32_t M = d.shape[0], N = d.shape[1], K = d.shape[2];
+    return result{refused->err, refused->detail};
+  const auto* mm = jb.mm = std::get_if<isa::matmul_instr>(&d.ins.body);
+  const uint32_t M = jb.M = d.shape[0], N = jb.N = d.shape[1], K = jb.K = d.shape[2];
   if (mm->lanes > 1)
-    return {PCCX_ERR_INVALID_LANES, std::string(name()) + ": parallel_lane " +
-                                        std::to_string(mm->lanes) + " above 1 (one GEMM array)"};
+    return result{PCCX_ERR_INVALID_LANES, std::string(name()) + ": parallel_lane " +
+                                              std::to_string(mm->lanes) +
+                                              " above 1 (one GEMM array)"};
   if (uint64_t{M} * K > params_.act_buffer_bytes)
-    return {PCCX_ERR_UNIT_FAULT,
-            std::string(name()) + ": GEMM activations M*K = " + std::to_string(uint64_t{M} * K) +
-                " INT8 bytes exceed the activation buffer of " +
-                std::to_string(params_.act_buffer_bytes) + " bytes (npu.gemm.act_buffer_bytes)"};
-  const bool w_scale = mm->flags & UCA_FLAG_W_SCALE;
-  const bool accm = mm->flags & UCA_FLAG_ACCM;
+    return result{
+        PCCX_ERR_UNIT_FAULT,
+        std::string(name()) + ": GEMM activations M*K = " + std::to_string(uint64_t{M} * K) +
+            " INT8 bytes exceed the activation buffer of " +
+            std::to_string(params_.act_buffer_bytes) + " bytes (npu.gemm.act_buffer_bytes)"};
+  jb.w_scale = mm->flags & UCA_FLAG_W_SCALE;
+  jb.accm = mm->flags & UCA_FLAG_ACCM;
   // UCA_FLAG_FINDEMAX is ignored by the GEMM unit (docs/models/gemm.md).
-  const uint64_t tbytes = tile_bytes_per_fifo();
-  const uint64_t sbytes = scale_bytes_per_fifo();
+  jb.tbytes = tile_bytes_per_fifo();
+  jb.sbytes = scale_bytes_per_fifo();
   for (auto* f : fifos_)
-    if (f->capacity() < std::max(tbytes, sbytes))
-      return {PCCX_ERR_UNIT_FAULT, std::string(name()) + ": weight FIFO " + f->name() + " holds " +
-                                       std::to_string(f->capacity()) + " bytes, a tile is " +
-                                       std::to_string(tbytes)};
-  const bool functional = matmul::computes_values(params_.functional, l2_, fifos_);
+    if (f->capacity() < std::max(jb.tbytes, jb.sbytes))
+      return result{PCCX_ERR_UNIT_FAULT, std::string(name()) + ": weight FIFO " + f->name() +
+                                             " holds " + std::to_string(f->capacity()) +
+                                             " bytes, a tile is " + std::to_string(jb.tbytes)};
+  jb.functional = matmul::computes_values(params_.functional, l2_, fifos_);
 
-  const uint32_t TK = tile_k(), TN = tile_n(), half = TN / kFifos;
-  const uint32_t row_bytes = half / 2;
-  const uint32_t n_tiles = ceil_div(N, TN), k_tiles = ceil_div(K, TK);
-  const uint32_t group = group_ntiles(M, N);
-  const uint32_t windows = ceil_div(K, params_.drain_limit);
-  const sc_time period = params_.core_period;
-  const sc_time load_time = period * static_cast<double>(params_.tile_load_cycles);
-  const sc_time tile_time = period * static_cast<double>(M);
-  const uint64_t tail_cycles =
-      params_.systolic_latency_cycles + uint64_t{windows - 1} * params_.drain_cycles;
-  const sc_time tail_time = period * static_cast<double>(tail_cycles);
-  const uint32_t act_words = ceil_div(uint64_t{M} * K, kPerWord);
-  const uint32_t out_words = ceil_div(uint64_t{M} * N, kPerWord);
+  jb.TK = tile_k(), jb.TN = tile_n(), jb.half = jb.TN / kFifos;
+  jb.row_bytes = jb.half / 2;
+  jb.n_tiles = ceil_div(N, jb.TN), jb.k_tiles = ceil_div(K, jb.TK);
+  jb.group = group_ntiles(M, N);
+  jb.windows = ceil_div(K, params_.drain_limit);
+  jb.period = params_.core_period;
+  jb.load_time = jb.period * static_cast<double>(params_.tile_load_cycles);
+  jb.tile_time = jb.period * static_cast<double>(M);
+  jb.tail_cycles =
+      params_.systolic_latency_cycles + uint64_t{jb.windows - 1} * params_.drain_cycles;
+  jb.tail_time = jb.period * static_cast<double>(jb.tail_cycles);
+  jb.act_words = ceil_div(uint64_t{M} * K, kPerWord);
+  jb.out_words = ceil_div(uint64_t{M} * N, kPerWord);
+  return std::nullopt;
+}
 
-  clock_.reset();
-  const sc_time t0 = sc_core::sc_time_stamp();
-  sc_time end = t0;
-  result r;
-  try {
-    // Both L2 ranges are checked before any port time is reserved.
-    matmul::check_l2_range(l2_, "GEMM activation", mm->src_addr, act_words);
-    matmul::check_l2_range(l2_, "GEMM result", mm->dest_reg, out_words);
-
-    // --- Activation stream: slice i (K-tile i, all M rows) through port 1
-    // into the activation buffer, slices in order; then, for accm, the old
-    // results. All reservations are made now: the stream does not wait.
-    std::vector<uint8_t> act_bytes(functional ? size_t{act_words} * kWord : 0);
-    std::vector<sc_time> slice_ready(k_tiles, t0);
-    for (uint32_t i = 0; i < k_tiles; ++i)
-      for (const word_run& run : slice_runs(M, K, i * TK, std::min(K, (i + 1) * TK))) {
-        uint8_t* dst = functional ? &act_bytes[size_t(run.first) * kWord] : nullptr;
-        slice_ready[i] = std::max(slice_ready[i],
-                                  l2_.read(kPort, static_cast<uint32_t>(mm->src_addr + run.first),
-                                           static_cast<uint32_t>(run.words), dst, clock_.local()));
-      }
-    std::vector<uint8_t> out_bytes(functional ? size_t{out_words} * kWord : 0);
-    sc_time old_ready = t0;
-    if (accm)
-      old_ready = l2_.read(kPort, mm->dest_reg, out_words, functional ? out_bytes.data() : nullptr,
-                           clock_.local());
-
-    // Each activation row quantised to INT8 (symmetric, per row).
-    const matmul::int8_rows act =
-        functional ? matmul::quantise_rows(act_bytes.data(), M, K) : matmul::int8_rows{};
-
-    // --- Tiles: the first group's N-tiles 0..group-1 K-tile outer, N-tile
-    // inner; then each remaining N-tile with its K-tiles in order. Loads are
-    // double-buffered; a tile computes once loaded, the array is free and
-    // its activation slice is in the buffer.
-    std::vector<int8_t> w(functional ? size_t{N} * K : 0);  // unpacked weights, n-major
-    std::vector<float> sw(functional ? N : 0, 1.0f);
-    std::vector<uint8_t> buf(functional ? std::max(tbytes, sbytes) : 0);
-    std::vector<sc_time> ntile_end(n_tiles);
-    sc_time load_end = t0;                             // loader free
-    sc_time comp_end = t0;                             // array free
-    sc_time comp_end_prev2 = t0, comp_end_prev1 = t0;  // buffers: tiles t-2, t-1
-    sc_time first_start;
-    bool first = true;
-    sc_time stall, act_stall;
-    uint64_t array_cycles = 0;
-    auto run_tile = [&](uint32_t j, uint32_t i) {
-      const uint32_t n0 = j * TN, k0 = i * TK;
-      // The buffer of tile t-2 is free once that tile has computed.
-      const sc_time nominal = std::max(load_end, comp_end_prev2);
-      sc_time avail = nominal;
-      for (unsigned f = 0; f < kFifos; ++f) {
-        const uint32_t c0 = n0 + f * half;  // first output column of this FIFO
-        uint8_t* b = functional ? buf.data() : nullptr;
-        if (i == 0 && w_scale) {
-          avail = std::max(avail, matmul::take_weights(clock_, *fifos_[f], sbytes, b, nominal));
-          stats_.weight_bytes += sbytes;
-          if (functional)
-            for (uint32_t c = 0; c < half && c0 + c < N; ++c)
-              sw[c0 + c] = bf16::to_float(bf16::load(b, c));
-        }
-        avail = std::max(avail, matmul::take_weights(clock_, *fifos_[f], tbytes, b, nominal));
-        stats_.weight_bytes += tbytes;
-        if (functional)
-          for (uint32_t row = 0; row < TK && k0 + row < K; ++row)
-            for (uint32_t c = 0; c < half && c0 + c < N; ++c)
-              w[size_t{c0 + c} * K + k0 + row] =
-                  static_cast<int8_t>(matmul::int4(b[size_t{row} * row_bytes + c / 2], c & 1));
-      }
-      ++stats_.tiles;
-      load_end = avail + load_time;
-      const sc_time loaded = std::max(comp_end, load_end);  // array free, tile loaded
-      const sc_time start = std::max(loaded, slice_ready[i]);
-      // The array's idle gap before the tile: up to `loaded` it is a weight
-      // stall if the tile's bytes were late; beyond, an activation stall.
-      if (avail > nominal) stall += loaded - comp_end;
-      act_stall += start - loaded;
-      if (first) first_start = start, first = false;
-      const bool last_k = i + 1 == k_tiles;
-      comp_end = start + tile_time + (last_k ? tail_time : SC_ZERO_TIME);
-      array_cycles += M + (last_k ? tail_cycles : 0);
-      if (last_k) ntile_end[j] = comp_end;
-      comp_end_prev2 = comp_end_prev1;
-      comp_end_prev1 = comp_end;
-      clock_.advance_to(start);
-    };
-    for (uint32_t i = 0; i < k_tiles; ++i)
-      for (uint32_t j = 0; j < group; ++j) run_tile(j, i);
-    for (uint32_t j = group; j < n_tiles; ++j)
-      for (uint32_t i = 0; i < k_tiles; ++i) run_tile(j, i);
-    stats_.last_compute_start = first_start;
-    stats_.last_compute_end = comp_end;
-
-    // --- Values: exact integer sums per drain window, windows added in FP32.
-    std::vector<float> y(functional ? size_t{M} * N : 0);
-    if (functional) {
-      const uint32_t L = params_.drain_limit;
-      for (uint32_t m = 0; m < M; ++m) {
-        const int8_t* a = &act.q[size_t{m} * K];
-        for (uint32_t n = 0; n < N; ++n) {
-          const int8_t* wn = &w[size_t{n} * K];
-          float sum = 0.0f;
-          for (uint32_t k0 = 0; k0 < K; k0 += L) {
-            int64_t acc = 0;
-            for (uint32_t k = k0; k < std::min(K, k0 + L); ++k) acc += int32_t{a[k]} * wn[k];
-            sum += (static_cast<float>(acc) * sw[n]) * act.scale[m];
-          }
-          y[size_t{m} * N + n] = sum;
-        }
-      }
+// Both L2 ranges are checked before any port time is reserved. Then slice i
+// (K-tile i, all M rows) goes through port 1 into the activation buffer,
+// slices in order, and for accm the old results follow. All reservations are
+// made now: the stream does not wait. Each activation row is quantised to
+// INT8 (symmetric, per row).
+void gemm_unit::stream_activations(job& jb) {
+  const bool functional = jb.functional;
+  const uint32_t M = jb.M, K = jb.K, TK = jb.TK;
+  matmul::check_l2_range(l2_, "GEMM activation", jb.mm->src_addr, jb.act_words);
+  matmul::check_l2_range(l2_, "GEMM result", jb.mm->dest_reg, jb.out_words);
+  jb.act_bytes.resize(functional ? size_t{jb.act_words} * kWord : 0);
+  jb.slice_ready.assign(jb.k_tiles, jb.t0);
+  for (uint32_t i = 0; i < jb.k_tiles; ++i)
+    for (const word_run& run : slice_runs(M, K, i * TK, std::min(K, (i + 1) * TK))) {
+      uint8_t* dst = functional ? &jb.act_bytes[size_t(run.first) * kWord] : nullptr;
+      jb.slice_ready[i] = std::max(
+          jb.slice_ready[i], l2_.read(kPort, static_cast<uint32_t>(jb.mm->src_addr + run.first),
+                                      static_cast<uint32_t>(run.words), dst, clock_.local()));
     }
+  jb.out_bytes.resize(functional ? size_t{jb.out_words} * kWord : 0);
+  jb.old_ready = jb.t0;
+  if (jb.accm)
+    jb.old_ready = l2_.read(kPort, jb.mm->dest_reg, jb.out_words,
+                            functional ? jb.out_bytes.data() : nullptr, clock_.local());
+  if (functional) jb.act = matmul::quantise_rows(jb.act_bytes.data(), M, K);
+}
 
-    // --- Output: each word after the last N-tile it holds, N-tiles in order.
-    std::vector<std::vector<uint32_t>> words_of(n_tiles);
-    for (uint32_t wd = 0; wd < out_words; ++wd)
-      words_of[matmul::last_column_of_word(wd, uint64_t{M} * N, N) / TN].push_back(wd);
-    for (uint32_t j = 0; j < n_tiles; ++j) {
-      for (uint32_t wd : words_of[j]) {
-        uint8_t* wb = functional ? &out_bytes[size_t{wd} * kWord] : nullptr;
-        if (functional) matmul::form_result_word(wb, wd, y, accm);
-        end = std::max(
-            end, l2_.write(kPort, mm->dest_reg + wd, 1, wb, std::max(ntile_end[j], old_ready)));
-      }
+// The first group's N-tiles 0..group-1 K-tile outer, N-tile inner; then each
+// remaining N-tile with its K-tiles in order.
+void gemm_unit::run_tiles(job& jb) {
+  const bool functional = jb.functional;
+  jb.w.resize(functional ? size_t{jb.N} * jb.K : 0);
+  jb.sw.assign(functional ? jb.N : 0, 1.0f);
+  jb.buf.resize(functional ? std::max(jb.tbytes, jb.sbytes) : 0);
+  jb.ntile_end.resize(jb.n_tiles);
+  jb.load_end = jb.comp_end = jb.comp_end_prev2 = jb.comp_end_prev1 = jb.t0;
+  for (uint32_t i = 0; i < jb.k_tiles; ++i)
+    for (uint32_t j = 0; j < jb.group; ++j) run_tile(jb, j, i);
+  for (uint32_t j = jb.group; j < jb.n_tiles; ++j)
+    for (uint32_t i = 0; i < jb.k_tiles; ++i) run_tile(jb, j, i);
+  stats_.last_compute_start = jb.first_start;
+  stats_.last_compute_end = jb.comp_end;
+}
+
+// Tile (N-tile j, K-tile i). Loads are double-buffered; the tile computes
+// once it is loaded, the array is free and its activation slice is in the
+// buffer: M clocks, plus the tail after the N-tile's last K-tile.
+void gemm_unit::run_tile(job& jb, uint32_t j, uint32_t i) {
+  // The buffer of tile t-2 is free once that tile has computed.
+  const sc_time nominal = std::max(jb.load_end, jb.comp_end_prev2);
+  const sc_time avail = load_tile(jb, j, i, nominal);
+  ++stats_.tiles;
+  jb.load_end = avail + jb.load_time;
+  const sc_time loaded = std::max(jb.comp_end, jb.load_end);  // array free, tile loaded
+  const sc_time start = std::max(loaded, jb.slice_ready[i]);
+  // The array's idle gap before the tile: up to `loaded` it is a weight
+  // stall if the tile's bytes were late; beyond, an activation stall.
+  if (avail > nominal) jb.stall += loaded - jb.comp_end;
+  jb.act_stall += start - loaded;
+  if (jb.first) jb.first_start = start, jb.first = false;
+  const bool last_k = i + 1 == jb.k_tiles;
+  jb.comp_end = start + jb.tile_time + (last_k ? jb.tail_time : SC_ZERO_TIME);
+  jb.array_cycles += jb.M + (last_k ? jb.tail_cycles : 0);
+  if (last_k) jb.ntile_end[j] = jb.comp_end;
+  jb.comp_end_prev2 = jb.comp_end_prev1;
+  jb.comp_end_prev1 = jb.comp_end;
+  clock_.advance_to(start);
+}
+
+// The bytes of tile (N-tile j, K-tile i) from both FIFOs, each preceded by
+// the N-tile's scales on its first K-tile under w_scale, unpacked into the
+// weights; returns when the last of them is there (no earlier than
+// `nominal`, when a buffer is free).
+sc_time gemm_unit::load_tile(job& jb, uint32_t j, uint32_t i, const sc_time& nominal) {
+  const uint32_t N = jb.N, K = jb.K, TK = jb.TK, half = jb.half, row_bytes = jb.row_bytes;
+  const uint32_t n0 = j * jb.TN, k0 = i * TK;
+  const bool functional = jb.functional;
+  int8_t* w = jb.w.data();
+  sc_time avail = nominal;
+  for (unsigned f = 0; f < kFifos; ++f) {
+    const uint32_t c0 = n0 + f * half;  // first output column of this FIFO
+    uint8_t* b = functional ? jb.buf.data() : nullptr;
+    if (i == 0 && jb.w_scale) {
+      avail = std::max(avail, matmul::take_weights(clock_, *fifos_[f], jb.sbytes, b, nominal));
+      stats_.weight_bytes += jb.sbytes;
+      if (functional)
+        for (uint32_t c = 0; c < half && c0 + c < N; ++c)
+          jb.sw[c0 + c] = bf16::to_float(bf16::load(b, c));
     }
-    end = std::max(end, comp_end);
-
-    const uint64_t macs = uint64_t{M} * N * K;
-    const uint64_t stall_cycles = static_cast<uint64_t>(std::llround(stall / period));
-    const uint64_t act_stall_cycles = static_cast<uint64_t>(std::llround(act_stall / period));
-    ++stats_.instructions;
-    stats_.macs += macs;
-    stats_.stall_cycles += stall_cycles;
-    stats_.l2_stall_cycles += act_stall_cycles;
-    stats_.array_cycles += array_cycles;
-    stats_.drain_windows += uint64_t{n_tiles} * (windows - 1);
-    counters_.add(PCCX_PERF_MACS, macs);
-    counters_.add(PCCX_PERF_GEMM_MACS, macs);
-    counters_.add(PCCX_PERF_GEMM_WEIGHT_STALL, stall_cycles);
-    counters_.add(PCCX_PERF_GEMM_L2_STALL, act_stall_cycles);
-  } catch (const mem::l2_range_error& e) {
-    r = {PCCX_ERR_L2_RANGE, std::string(name()) + ": GEMM: " + e.what()};
+    avail = std::max(avail, matmul::take_weights(clock_, *fifos_[f], jb.tbytes, b, nominal));
+    stats_.weight_bytes += jb.tbytes;
+    if (functional)
+      for (uint32_t row = 0; row < TK && k0 + row < K; ++row)
+        for (uint32_t c = 0; c < half && c0 + c < N; ++c)
+          w[size_t{c0 + c} * K + k0 + row] =
+              static_cast<int8_t>(matmul::int4(b[size_t{row} * row_bytes + c / 2], c & 1));
   }
-  clock_.sync_to(std::max(end, clock_.local()));
-  return r;
+  return avail;
+}
+
+// Exact integer sums per drain window, windows added in FP32.
+void gemm_unit::compute_values(job& jb) {
+  const uint32_t M = jb.M, N = jb.N, K = jb.K, L = params_.drain_limit;
+  jb.y.resize(jb.functional ? size_t{M} * N : 0);
+  if (!jb.functional) return;
+  const int8_t* q = jb.act.q.data();
+  const int8_t* w = jb.w.data();
+  const float* sw = jb.sw.data();
+  const float* scale = jb.act.scale.data();
+  float* y = jb.y.data();
+  for (uint32_t m = 0; m < M; ++m) {
+    const int8_t* a = &q[size_t{m} * K];
+    for (uint32_t n = 0; n < N; ++n) {
+      const int8_t* wn = &w[size_t{n} * K];
+      float sum = 0.0f;
+      for (uint32_t k0 = 0; k0 < K; k0 += L) {
+        int64_t acc = 0;
+        for (uint32_t k = k0; k < std::min(K, k0 + L); ++k) acc += int32_t{a[k]} * wn[k];
+        sum += (static_cast<float>(acc) * sw[n]) * scale[m];
+      }
+      y[size_t{m} * N + n] = sum;
+    }
+  }
+}
+
+// Each result word through port 1 after the last N-tile it holds, N-tiles in
+// order.
+void gemm_unit::write_results(job& jb) {
+  const uint32_t M = jb.M, N = jb.N;
+  std::vector<std::vector<uint32_t>> words_of(jb.n_tiles);
+  for (uint32_t wd = 0; wd < jb.out_words; ++wd)
+    words_of[matmul::last_column_of_word(wd, uint64_t{M} * N, N) / jb.TN].push_back(wd);
+  for (uint32_t j = 0; j < jb.n_tiles; ++j) {
+    for (uint32_t wd : words_of[j]) {
+      uint8_t* wb = jb.functional ? &jb.out_bytes[size_t{wd} * kWord] : nullptr;
+      if (jb.functional) matmul::form_result_word(wb, wd, jb.y, jb.accm);
+      jb.end = std::max(jb.end, l2_.write(kPort, jb.mm->dest_reg + wd, 1, wb,
+                                          std::max(jb.ntile_end[j], jb.old_ready)));
+    }
+  }
+  jb.end = std::max(jb.end, jb.comp_end);
+}
+
+void gemm_unit::account(const job& jb) {
+  const uint64_t macs = uint64_t{jb.M} * jb.N * jb.K;
+  const uint64_t stall_cycles = static_cast<uint64_t>(std::llround(jb.stall / jb.period));
+  const uint64_t act_stall_cycles = static_cast<uint64_t>(std::llround(jb.act_stall / jb.period));
+  ++stats_.instructions;
+  stats_.macs += macs;
+  stats_.stall_cycles += stall_cycles;
+  stats_.l2_stall_cycles += act_stall_cycles;
+  stats_.array_cycles += jb.array_cycles;
+  stats_.drain_windows += uint64_t{jb.n_tiles} * (jb.windows - 1);
+  counters_.add(PCCX_PERF_MACS, macs);
+  counters_.add(PCCX_PERF_GEMM_MACS, macs);
+  counters_.add(PCCX_PERF_GEMM_WEIGHT_STALL, stall_cycles);
+  counters_.add(PCCX_PERF_GEMM_L2_STALL, act_stall_cycles);
 }
 
 }  // namespace pccx::npu

@@ -27,6 +27,7 @@
 #pragma once
 
 #include <cstdint>
+#include <optional>
 #include <systemc>
 #include <vector>
 
@@ -90,6 +91,18 @@ class gemm_unit : public threaded_unit {
   result execute(const dispatched_instruction& d) override;
 
  private:
+  // One instruction on its way through the stages (gemm_unit.cpp); j
+  // names an N-tile, i a K-tile.
+  struct job;
+  std::optional<result> resolve(const dispatched_instruction& d, job& jb) const;
+  void stream_activations(job& jb);
+  void run_tiles(job& jb);
+  void run_tile(job& jb, uint32_t j, uint32_t i);
+  sc_core::sc_time load_tile(job& jb, uint32_t j, uint32_t i, const sc_core::sc_time& nominal);
+  void compute_values(job& jb);
+  void write_results(job& jb);
+  void account(const job& jb);
+
   gemm_unit_params params_;
   mem::l2_memory& l2_;
   std::vector<mem::stream_fifo*> fifos_;

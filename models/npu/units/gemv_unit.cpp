@@ -33,14 +33,11 @@ gemv_unit::gemv_unit(sc_core::sc_module_name name, const gemv_unit_params& param
       fifos_(std::move(weight_fifos)),
       counters_(counters) {
   const std::string n = this->name();
-  if (params_.core_period <= SC_ZERO_TIME)
-    throw std::invalid_argument(n + ": core_period must be positive");
+  matmul::check_unit_params(n, params_.core_period, fifos_);
   if (params_.cores == 0) throw std::invalid_argument(n + ": cores must be at least 1");
   if (params_.macs_per_core_per_cycle == 0)
     throw std::invalid_argument(n + ": macs_per_core_per_cycle must be at least 1");
   if (fifos_.empty()) throw std::invalid_argument(n + ": needs at least one weight FIFO");
-  for (auto* f : fifos_)
-    if (!f) throw std::invalid_argument(n + ": null weight FIFO");
   if (params_.dequant_elements_per_cycle == 0)
     throw std::invalid_argument(n + ": dequant_elements_per_cycle must be at least 1");
   if (params_.kv_key) key_codec_.emplace(*params_.kv_key);
@@ -56,301 +53,408 @@ uint64_t gemv_unit::record_bytes(uint32_t k, bool w_scale) const {
   return (raw + 15) / 16 * 16;
 }
 
+// One instruction as the stages see it: the decoded fields, what follows
+// from them before any time is taken, and what each stage hands the next.
+// The index tables every instruction rebuilds stay in scratch_.
+struct gemv_unit::job {
+  const dispatched_instruction* d = nullptr;
+  const isa::matmul_instr* mm = nullptr;
+  uint32_t M = 0, N = 0, K = 0;
+  uint32_t active = 0;  // cores on the instruction
+  bool head_parallel = false, w_scale = false, accm = false, findemax = false;
+  bool kv_values = false;               // value accumulation: one record per reduction step k
+  const kv::kv_codec* codec = nullptr;  // KV records; null for INT4 weight rows
+  uint64_t rec = 0;                     // bytes of one record
+  bool functional = false;
+  uint32_t F = 0, S = 0, G = 0;  // FIFOs, scales per row, K elements per scale
+  uint32_t act_words = 0, out_words = 0, records = 0;
+  uint64_t k_cycles = 0;
+  sc_time period, row_time, pipe;
+  bool dequant = false;
+  sc_time dq_time, dq_free, value_time;
+  sc_time t0, ready, end, last_done, stall, dq_stall;
+  std::vector<uint8_t> act_bytes, out_bytes, rec_buf;
+  matmul::int8_rows act;
+  std::vector<sc_time> core_free, row_out;
+  std::vector<float> y, sw, vhat;
+  std::vector<int16_t> wq, a16;
+};
+
 threaded_unit::result gemv_unit::execute(const dispatched_instruction& d) {
+  job jb;
+  if (auto refused = resolve(d, jb)) return std::move(*refused);
+  const auto failed = matmul::run_stages(clock_, name(), "GEMV", jb.t0, jb.end, [&] {
+    load_activations(jb);
+    order_records(jb);
+    order_result_words(jb);
+    prepare_stream(jb);
+    stream_records(jb);
+    if (jb.functional && jb.findemax && on_emax) report_emax(jb);
+    account(jb);
+  });
+  if (d.produces) d.produces->close();
+  clock_.sync_to(std::max(jb.end, clock_.local()));
+  if (failed) return {failed->err, failed->detail};
+  return {};
+}
+
+// The checks that refuse an instruction before it takes any time, and the
+// sizes and times that follow from its fields.
+std::optional<threaded_unit::result> gemv_unit::resolve(const dispatched_instruction& d,
+                                                        job& jb) const {
   if (auto refused = matmul::check_instruction(d, isa::opcode::gemv, name()))
-    return {refused->err, refused->detail};
+    return result{refused->err, refused->detail};
   const auto* mm = std::get_if<isa::matmul_instr>(&d.ins.body);
-  const uint32_t M = d.shape[0], N = d.shape[1], K = d.shape[2];
+  jb.d = &d;
+  jb.mm = mm;
+  const uint32_t M = jb.M = d.shape[0], N = jb.N = d.shape[1], K = jb.K = d.shape[2];
   const uint32_t lanes = mm->lanes & PCCX_LANES_COUNT_MASK;
-  const bool head_parallel = mm->lanes & PCCX_LANES_HEAD_PARALLEL;
-  const uint32_t active = lanes == 0 ? params_.cores : lanes;
-  if (active > params_.cores)
-    return {PCCX_ERR_INVALID_LANES, std::string(name()) + ": parallel_lane " +
-                                        std::to_string(active) + " above " +
-                                        std::to_string(params_.cores) + " cores"};
-  const bool w_scale = mm->flags & UCA_FLAG_W_SCALE;
-  const bool accm = mm->flags & UCA_FLAG_ACCM;
-  const bool findemax = mm->flags & UCA_FLAG_FINDEMAX;
+  jb.head_parallel = mm->lanes & PCCX_LANES_HEAD_PARALLEL;
+  jb.active = lanes == 0 ? params_.cores : lanes;
+  if (jb.active > params_.cores)
+    return result{PCCX_ERR_INVALID_LANES, std::string(name()) + ": parallel_lane " +
+                                              std::to_string(jb.active) + " above " +
+                                              std::to_string(params_.cores) + " cores"};
+  jb.w_scale = mm->flags & UCA_FLAG_W_SCALE;
+  jb.accm = mm->flags & UCA_FLAG_ACCM;
+  jb.findemax = mm->flags & UCA_FLAG_FINDEMAX;
   // The weight stream: INT4 row records, or KV records (keys: one per
   // output n, values: one per reduction step k).
   const uint32_t wfmt = mm->flags & PCCX_MM_WFMT_MASK;
   const bool kv_keys = wfmt == PCCX_WFMT_KV_KEY_ROWS;
-  const bool kv_values = wfmt == PCCX_WFMT_KV_VALUE_ACCUMULATE;
-  const kv::kv_codec* codec = nullptr;
-  if (kv_keys || kv_values) {
-    const auto& c = kv_keys ? key_codec_ : value_codec_;
-    const std::string what = std::string(name()) + ": GEMV KV " + (kv_keys ? "keys" : "values");
-    if (!c) return {PCCX_ERR_UNIT_FAULT, what + ": no KV formats configured (npu.kv)"};
-    if (w_scale)
-      return {PCCX_ERR_UNIT_FAULT,
-              what + ": w_scale applies to INT4 weight rows; KV records carry their own scales"};
-    const uint32_t hd = c->format().head_dim, ext = kv_keys ? K : N;
-    if (ext != hd)
-      return {PCCX_ERR_UNIT_FAULT, what + ": " + (kv_keys ? "K" : "N") + " = " +
-                                       std::to_string(ext) + " must equal npu.kv.head_dim " +
-                                       std::to_string(hd)};
-    codec = &*c;
-  }
-  const uint64_t rec = codec ? codec->format().record_bytes() : record_bytes(K, w_scale);
+  jb.kv_values = wfmt == PCCX_WFMT_KV_VALUE_ACCUMULATE;
+  if (kv_keys || jb.kv_values)
+    if (auto refused = resolve_kv(jb, kv_keys)) return refused;
+  jb.rec = jb.codec ? jb.codec->format().record_bytes() : record_bytes(K, jb.w_scale);
   for (auto* f : fifos_)
-    if (f->capacity() < rec)
-      return {PCCX_ERR_UNIT_FAULT, std::string(name()) + ": weight FIFO " + f->name() + " holds " +
-                                       std::to_string(f->capacity()) + " bytes, a row record is " +
-                                       std::to_string(rec)};
-  const bool functional = matmul::computes_values(params_.functional, l2_, fifos_);
+    if (f->capacity() < jb.rec)
+      return result{PCCX_ERR_UNIT_FAULT, std::string(name()) + ": weight FIFO " + f->name() +
+                                             " holds " + std::to_string(f->capacity()) +
+                                             " bytes, a row record is " + std::to_string(jb.rec)};
+  jb.functional = matmul::computes_values(params_.functional, l2_, fifos_);
 
-  const uint32_t F = static_cast<uint32_t>(fifos_.size());
-  const uint32_t S = w_scale ? scales_per_row(K) : 1;
-  const uint32_t G = (!w_scale || params_.scale_group == 0) ? K : params_.scale_group;
-  const sc_time period = params_.core_period;
-  const uint64_t k_cycles = ceil_div(K, params_.macs_per_core_per_cycle);
+  jb.F = static_cast<uint32_t>(fifos_.size());
+  jb.S = jb.w_scale ? scales_per_row(K) : 1;
+  jb.G = (!jb.w_scale || params_.scale_group == 0) ? K : params_.scale_group;
+  jb.period = params_.core_period;
+  jb.k_cycles = ceil_div(K, params_.macs_per_core_per_cycle);
   // Clocks a core spends on one weight row: every activation row
   // (row-parallel) or its share of them (head-parallel).
-  const uint64_t row_cycles = (head_parallel ? ceil_div(M, active) : uint64_t{M}) * k_cycles;
-  const sc_time row_time = period * static_cast<double>(row_cycles);
-  const sc_time pipe = period * static_cast<double>(params_.pipeline_latency_cycles);
-  const uint32_t act_words = ceil_div(uint64_t{M} * K, kPerWord);
-  const uint32_t out_words = ceil_div(uint64_t{M} * N, kPerWord);
+  const uint64_t row_cycles =
+      (jb.head_parallel ? ceil_div(M, jb.active) : uint64_t{M}) * jb.k_cycles;
+  jb.row_time = jb.period * static_cast<double>(row_cycles);
+  jb.pipe = jb.period * static_cast<double>(params_.pipeline_latency_cycles);
+  jb.act_words = ceil_div(uint64_t{M} * K, kPerWord);
+  jb.out_words = ceil_div(uint64_t{M} * N, kPerWord);
+  return std::nullopt;
+}
 
-  clock_.reset();
-  const sc_time t0 = sc_core::sc_time_stamp();
-  sc_time end = t0;
-  result r;
-  try {
-    // --- L1 load: activations (and old results for accm) through port 1.
-    std::vector<uint8_t> act_bytes(functional ? size_t{act_words} * kWord : 0);
-    std::vector<uint8_t> out_bytes(functional ? size_t{out_words} * kWord : 0);
-    sc_time ready = l2_.read(kPort, mm->src_addr, act_words,
-                             functional ? act_bytes.data() : nullptr, clock_.local());
-    if (accm)
-      ready = l2_.read(kPort, mm->dest_reg, out_words, functional ? out_bytes.data() : nullptr,
-                       clock_.local());
-    if (!accm && functional) std::fill(out_bytes.begin(), out_bytes.end(), 0);
-    // Bounds of the result before compute, so a range error costs no time.
-    matmul::check_l2_range(l2_, "GEMV result", mm->dest_reg, out_words);
+// A KV weight stream needs its format configured, no w_scale (the records
+// carry their own scales) and head_dim as the extent the records span.
+std::optional<threaded_unit::result> gemv_unit::resolve_kv(job& jb, bool keys) const {
+  const auto& c = keys ? key_codec_ : value_codec_;
+  const std::string what = std::string(name()) + ": GEMV KV " + (keys ? "keys" : "values");
+  if (!c) return result{PCCX_ERR_UNIT_FAULT, what + ": no KV formats configured (npu.kv)"};
+  if (jb.w_scale)
+    return result{
+        PCCX_ERR_UNIT_FAULT,
+        what + ": w_scale applies to INT4 weight rows; KV records carry their own scales"};
+  const uint32_t hd = c->format().head_dim, ext = keys ? jb.K : jb.N;
+  if (ext != hd)
+    return result{PCCX_ERR_UNIT_FAULT, what + ": " + (keys ? "K" : "N") + " = " +
+                                           std::to_string(ext) + " must equal npu.kv.head_dim " +
+                                           std::to_string(hd)};
+  jb.codec = &*c;
+  return std::nullopt;
+}
 
-    // Each activation row quantised to INT8 (symmetric, per row).
-    const matmul::int8_rows act =
-        functional ? matmul::quantise_rows(act_bytes.data(), M, K) : matmul::int8_rows{};
-    clock_.advance_to(ready);
+// The L1 load: activations (and old results for accm) through port 1, each
+// activation row quantised to INT8 (symmetric, per row). Compute starts at
+// jb.ready.
+void gemv_unit::load_activations(job& jb) {
+  const bool functional = jb.functional;
+  jb.act_bytes.resize(functional ? size_t{jb.act_words} * kWord : 0);
+  jb.out_bytes.resize(functional ? size_t{jb.out_words} * kWord : 0);
+  jb.ready = l2_.read(kPort, jb.mm->src_addr, jb.act_words,
+                      functional ? jb.act_bytes.data() : nullptr, clock_.local());
+  if (jb.accm)
+    jb.ready = l2_.read(kPort, jb.mm->dest_reg, jb.out_words,
+                        functional ? jb.out_bytes.data() : nullptr, clock_.local());
+  if (!jb.accm && functional) std::fill(jb.out_bytes.begin(), jb.out_bytes.end(), 0);
+  // Bounds of the result before compute, so a range error costs no time.
+  matmul::check_l2_range(l2_, "GEMV result", jb.mm->dest_reg, jb.out_words);
+  if (functional) jb.act = matmul::quantise_rows(jb.act_bytes.data(), jb.M, jb.K);
+  clock_.advance_to(jb.ready);
+}
 
-    // Result words in the order they complete: word w is written (and
-    // published on the direct SFU path) after the last weight row n that
-    // feeds one of its elements. Value accumulation finishes every output
-    // with the last record.
-    const uint32_t records = kv_values ? K : N;
-    // Which FIFO each record comes from, in the order the engine takes them.
-    // INT4 rows: record n from FIFO n mod F. KV streams: the records are F
-    // contiguous parts (part f = records floor(fR/F)..floor((f+1)R/F) - 1,
-    // one DMA stream per FIFO, as the driver submits a ring segment list),
-    // taken round-robin so every HP channel streams at once.
-    std::vector<uint32_t>& order = scratch_.order;
-    std::vector<uint32_t>& fifo_of = scratch_.fifo_of;
-    std::vector<uint32_t>& step_of = scratch_.step_of;
-    order.assign(records, 0);
-    fifo_of.assign(records, 0);
-    step_of.assign(records, 0);
-    if (codec) {
-      std::vector<uint32_t> part(F + 1);  // part f: records part[f] .. part[f + 1] - 1
-      for (uint32_t f = 0; f <= F; ++f) part[f] = static_cast<uint32_t>(uint64_t{f} * records / F);
-      uint32_t p = 0;
-      for (uint32_t i = 0; p < records; ++i)
-        for (uint32_t f = 0; f < F; ++f)
-          if (part[f] + i < part[f + 1]) order[p] = part[f] + i, fifo_of[p] = f, ++p;
-    } else {
-      for (uint32_t n = 0, f = 0; n < records; ++n, f = f + 1 == F ? 0 : f + 1)
-        order[n] = n, fifo_of[n] = f;
-    }
-    for (uint32_t p = 0; p < records; ++p) step_of[order[p]] = p;
-    // words_after(p): the words completed by step p, in word order, as
-    // after_word[after_begin[p] .. after_begin[p + 1]).
-    std::vector<uint32_t>& last_step = scratch_.last_step;
-    last_step.assign(out_words, records - 1);  // value accumulation: the end
-    if (!kv_values)
-      for (uint32_t w = 0; w < out_words; ++w) {
-        uint32_t last = 0;
-        const matmul::word_span span = matmul::elements_of_word(w, uint64_t{M} * N);
-        auto n = static_cast<uint32_t>(span.first % N);  // output column of element i
-        for (uint64_t i = span.first; i < span.last; ++i) {
-          last = std::max(last, step_of[n]);
-          if (++n == N) n = 0;
-        }
-        last_step[w] = last;
-      }
-    std::vector<uint32_t>& after_begin = scratch_.after_begin;
-    std::vector<uint32_t>& after_word = scratch_.after_word;
-    after_begin.assign(size_t{records} + 1, 0);
-    after_word.assign(out_words, 0);
-    for (uint32_t w = 0; w < out_words; ++w) ++after_begin[last_step[w] + 1];
-    for (uint32_t p = 0; p < records; ++p) after_begin[p + 1] += after_begin[p];
-    scratch_.fill.assign(after_begin.begin(), after_begin.end() - 1);
-    for (uint32_t w = 0; w < out_words; ++w) after_word[scratch_.fill[last_step[w]]++] = w;
-
-    // The dequantize stage (KV formats other than unscaled INT4, which the
-    // LUT multipliers take as they are): one shared stage, head_dim / width
-    // clocks per record, fetching a record just in time for its consumer.
-    const kv::kv_format* kvf = codec ? &codec->format() : nullptr;
-    const bool dequant = kvf && !(kvf->kind == kv::kv_kind::int4 && kvf->group == 0);
-    const sc_time dq_time = dequant
-                                ? period * static_cast<double>(ceil_div(
-                                               kvf->head_dim, params_.dequant_elements_per_cycle))
-                                : SC_ZERO_TIME;
-    sc_time dq_free = SC_ZERO_TIME;
-    // Value accumulation: every active core works on each record's M x N
-    // products together.
-    const sc_time value_time =
-        period * static_cast<double>(
-                     ceil_div(uint64_t{M} * N, uint64_t{active} * params_.macs_per_core_per_cycle));
-
-    // --- Compute. Row-parallel: weight row n runs on core n mod cores over
-    // all M activation rows. Head-parallel: weight row n is broadcast to all
-    // cores, core c handling activation rows m = c, c + cores, ...
-    std::vector<sc_time> core_free(head_parallel || kv_values ? 1 : active, ready);
-    // When activation row m leaves the pipeline, from its weight row's start.
-    std::vector<sc_time> row_out(M);
-    for (uint32_t m = 0; m < M; ++m) {
-      const uint64_t slot = head_parallel ? m / active : m;  // position in its core's queue
-      row_out[m] = period * static_cast<double>((slot + 1) * k_cycles) + pipe;
-    }
-    std::vector<sc_time>& done = scratch_.done;  // output element leaves the pipeline
-    done.assign(size_t{M} * N, SC_ZERO_TIME);
-    std::vector<float> y(functional ? size_t{M} * N : 0);
-    std::vector<uint8_t> rec_buf(functional ? rec : 0);
-    std::vector<float> sw(S, 1.0f);
-    std::vector<int16_t> wq(functional && !codec ? K : 0);
-    // The quantised activations widened once, for the dot products.
-    std::vector<int16_t> a16;
-    if (functional && !codec) a16.assign(act.q.begin(), act.q.end());
-    std::vector<float> vhat(functional && codec ? codec->format().head_dim : 0);
-    sc_time stall, dq_stall, last_done = ready;
-    auto write_word = [&](uint32_t w) {
-      sc_time t = SC_ZERO_TIME;  // its last element is out of the pipeline
-      const matmul::word_span span = matmul::elements_of_word(w, uint64_t{M} * N);
-      for (uint64_t i = span.first; i < span.last; ++i) t = std::max(t, done[i]);
-      uint8_t* wb = functional ? &out_bytes[size_t{w} * kWord] : nullptr;
-      if (functional) matmul::form_result_word(wb, w, y, accm);
-      const sc_time written = l2_.write(kPort, mm->dest_reg + w, 1, wb, t);
-      if (d.produces) d.produces->publish(mm->dest_reg + w, t);
-      return written;
-    };
-    uint32_t core = 0;
-    for (uint32_t p = 0; p < records; ++p) {
-      const uint32_t n = order[p];
-      mem::stream_fifo& fifo = *fifos_[fifo_of[p]];
-      sc_time& free_at = core_free[core];  // p mod active, or the one shared queue
-      if (!(head_parallel || kv_values) && ++core == active) core = 0;
-      uint8_t* buf = functional ? rec_buf.data() : nullptr;
-      sc_time start;
-      if (dequant) {
-        const sc_time want =
-            std::max(dq_free, free_at > dq_time ? free_at - dq_time : SC_ZERO_TIME);
-        const std::optional<sc_time> there = fifo.ready_time(rec);  // bytes already pushed
-        const sc_time taken = matmul::take_weights(clock_, fifo, rec, buf, want);
-        dq_free = taken + dq_time;
-        start = std::max(free_at, dq_free);
-        // Split the core's wait: the bytes' fault as far as they came after
-        // the stage had to start for the core (not before the instruction),
-        // the rest the stage's (its latency, or busy with other records).
-        const sc_time b = there ? *there : taken;
-        const sc_time needed = free_at > t0 + dq_time ? free_at - dq_time : t0;
-        const sc_time wait = start - free_at;
-        const sc_time late = std::min(wait, b > needed ? b - needed : SC_ZERO_TIME);
-        stall += late;
-        dq_stall += wait - late;
-      } else {
-        start = matmul::take_weights(clock_, fifo, rec, buf, free_at);
-        stall += start - free_at;
-      }
-      free_at = start + (kv_values ? value_time : row_time);
-      if (kv_values) {
-        last_done = std::max(last_done, free_at + pipe);
-      } else {
-        for (uint32_t m = 0; m < M; ++m) {
-          done[size_t{m} * N + n] = start + row_out[m];
-          last_done = std::max(last_done, done[size_t{m} * N + n]);
-        }
-      }
-      ++stats_.rows;
-      stats_.weight_bytes += rec;
-      if (codec) ++stats_.kv_records;
-      if (functional && codec) {
-        codec->decode_rotated(buf, vhat.data());
-        for (uint32_t m = 0; m < M; ++m) {
-          if (kv_values) {
-            // out[m][:] += a[m][n] * v_n (FP32, records in stream order).
-            const float a = static_cast<float>(act.q[size_t{m} * K + n]);
-            for (uint32_t j = 0; j < N; ++j) y[size_t{m} * N + j] += a * vhat[j];
-          } else {
-            const int8_t* a = &act.q[size_t{m} * K];
-            float sum = 0.0f;
-            for (uint32_t k = 0; k < K; ++k) sum += static_cast<float>(a[k]) * vhat[k];
-            y[size_t{m} * N + n] = sum * act.scale[m];
-          }
-        }
-      } else if (functional) {
-        if (w_scale)
-          for (uint32_t g = 0; g < S; ++g) sw[g] = bf16::to_float(bf16::load(buf, g));
-        // The row unpacked once for every activation row; each scale group
-        // is an exact integer dot product, scaled in group order.
-        matmul::unpack_int4(buf + (w_scale ? 2 * S : 0), K, wq.data());
-        for (uint32_t m = 0; m < M; ++m) {
-          const int16_t* a = &a16[size_t{m} * K];
-          float sum = 0.0f;
-          for (uint32_t g = 0; g < S; ++g) {
-            const uint32_t k0 = g * G;
-            const int32_t acc = matmul::dot_int16(a + k0, &wq[k0], std::min(G, K - k0));
-            sum += (static_cast<float>(acc) * sw[g]) * act.scale[m];
-          }
-          y[size_t{m} * N + n] = sum;
-        }
-      }
-      clock_.advance_to(start);
-      if (kv_values && p + 1 == records) {
-        std::fill(done.begin(), done.end(), last_done);
-        if (functional)
-          for (uint32_t m = 0; m < M; ++m)
-            for (uint32_t j = 0; j < N; ++j) y[size_t{m} * N + j] *= act.scale[m];
-      }
-      for (uint32_t i = after_begin[p]; i < after_begin[p + 1]; ++i)
-        end = std::max(end, write_word(after_word[i]));
-    }
-    if (functional && findemax && on_emax) {
-      // One maximum over every row: the query heads of a group share one
-      // softmax shift, so none of them can overflow EXP.
-      float mx = -INFINITY;
-      for (size_t i = 0; i < size_t{M} * N; ++i)
-        mx = std::max(mx, bf16::to_float(bf16::load(out_bytes.data(), i)));
-      on_emax(mx);
-    }
-
-    const uint64_t macs = uint64_t{M} * N * K;
-    const uint64_t core_stall = static_cast<uint64_t>(std::llround(stall / period));
-    // Waiting on L2: the activation load before compute, and result writes
-    // still queued on the port after the last output left the pipeline.
-    const sc_time l2_wait = (ready - t0) + (end > last_done ? end - last_done : SC_ZERO_TIME);
-    const uint64_t l2_stall = static_cast<uint64_t>(std::llround(l2_wait / period));
-    // Row-parallel cores wait independently: the engine's share is the mean.
-    const uint32_t waiters = head_parallel || kv_values ? 1 : active;
-    const uint64_t engine_stall = (core_stall + waiters / 2) / waiters;
-    const uint64_t dequant_stall =
-        (static_cast<uint64_t>(std::llround(dq_stall / period)) + waiters / 2) / waiters;
-    ++stats_.instructions;
-    stats_.macs += macs;
-    stats_.core_stall_cycles += core_stall;
-    stats_.stall_cycles += engine_stall;
-    counters_.add(PCCX_PERF_MACS, macs);
-    counters_.add(PCCX_PERF_GEMV_MACS, macs);
-    counters_.add(PCCX_PERF_GEMV_WEIGHT_STALL, engine_stall);
-    counters_.add(PCCX_PERF_GEMV_L2_STALL, l2_stall);
-    counters_.add(PCCX_PERF_GEMV_DEQUANT_STALL, dequant_stall);
-    stats_.dequant_stall_cycles += dequant_stall;
-    stats_.l2_stall_cycles += l2_stall;
-  } catch (const mem::l2_range_error& e) {
-    r = {PCCX_ERR_L2_RANGE, std::string(name()) + ": GEMV: " + e.what()};
+// Which FIFO each record comes from, in the order the engine takes them.
+// INT4 rows: record n from FIFO n mod F. KV streams: the records are F
+// contiguous parts (part f = records floor(fR/F)..floor((f+1)R/F) - 1,
+// one DMA stream per FIFO, as the driver submits a ring segment list),
+// taken round-robin so every HP channel streams at once.
+void gemv_unit::order_records(job& jb) {
+  const uint32_t records = jb.records = jb.kv_values ? jb.K : jb.N;
+  const uint32_t F = jb.F;
+  std::vector<uint32_t>& order = scratch_.order;
+  std::vector<uint32_t>& fifo_of = scratch_.fifo_of;
+  std::vector<uint32_t>& step_of = scratch_.step_of;
+  order.assign(records, 0);
+  fifo_of.assign(records, 0);
+  step_of.assign(records, 0);
+  if (jb.codec) {
+    std::vector<uint32_t> part(F + 1);  // part f: records part[f] .. part[f + 1] - 1
+    for (uint32_t f = 0; f <= F; ++f) part[f] = static_cast<uint32_t>(uint64_t{f} * records / F);
+    uint32_t p = 0;
+    for (uint32_t i = 0; p < records; ++i)
+      for (uint32_t f = 0; f < F; ++f)
+        if (part[f] + i < part[f + 1]) order[p] = part[f] + i, fifo_of[p] = f, ++p;
+  } else {
+    for (uint32_t n = 0, f = 0; n < records; ++n, f = f + 1 == F ? 0 : f + 1)
+      order[n] = n, fifo_of[n] = f;
   }
-  if (d.produces) d.produces->close();
-  clock_.sync_to(std::max(end, clock_.local()));
-  return r;
+  for (uint32_t p = 0; p < records; ++p) step_of[order[p]] = p;
+}
+
+// Result words in the order they complete: word w is written (and published
+// on the direct SFU path) after the last weight row n that feeds one of its
+// elements; value accumulation finishes every output with the last record.
+// The words completed by step p, in word order, are
+// after_word[after_begin[p] .. after_begin[p + 1]).
+void gemv_unit::order_result_words(job& jb) {
+  const uint32_t records = jb.records, out_words = jb.out_words, N = jb.N;
+  const std::vector<uint32_t>& step_of = scratch_.step_of;
+  std::vector<uint32_t>& last_step = scratch_.last_step;
+  last_step.assign(out_words, records - 1);  // value accumulation: the end
+  if (!jb.kv_values)
+    for (uint32_t w = 0; w < out_words; ++w) {
+      uint32_t last = 0;
+      const matmul::word_span span = matmul::elements_of_word(w, uint64_t{jb.M} * N);
+      auto n = static_cast<uint32_t>(span.first % N);  // output column of element i
+      for (uint64_t i = span.first; i < span.last; ++i) {
+        last = std::max(last, step_of[n]);
+        if (++n == N) n = 0;
+      }
+      last_step[w] = last;
+    }
+  std::vector<uint32_t>& after_begin = scratch_.after_begin;
+  std::vector<uint32_t>& after_word = scratch_.after_word;
+  after_begin.assign(size_t{records} + 1, 0);
+  after_word.assign(out_words, 0);
+  for (uint32_t w = 0; w < out_words; ++w) ++after_begin[last_step[w] + 1];
+  for (uint32_t p = 0; p < records; ++p) after_begin[p + 1] += after_begin[p];
+  scratch_.fill.assign(after_begin.begin(), after_begin.end() - 1);
+  for (uint32_t w = 0; w < out_words; ++w) after_word[scratch_.fill[last_step[w]]++] = w;
+}
+
+// The stream's timing constants, the cores' queues and the value buffers.
+void gemv_unit::prepare_stream(job& jb) {
+  const sc_time period = jb.period;
+  const bool functional = jb.functional;
+  const uint32_t M = jb.M, N = jb.N, K = jb.K;
+  // The dequantize stage (KV formats other than unscaled INT4, which the
+  // LUT multipliers take as they are): one shared stage, head_dim / width
+  // clocks per record, fetching a record just in time for its consumer.
+  const kv::kv_format* kvf = jb.codec ? &jb.codec->format() : nullptr;
+  jb.dequant = kvf && !(kvf->kind == kv::kv_kind::int4 && kvf->group == 0);
+  jb.dq_time = jb.dequant ? period * static_cast<double>(ceil_div(
+                                         kvf->head_dim, params_.dequant_elements_per_cycle))
+                          : SC_ZERO_TIME;
+  // Value accumulation: every active core works on each record's M x N
+  // products together.
+  jb.value_time =
+      period * static_cast<double>(ceil_div(uint64_t{M} * N,
+                                            uint64_t{jb.active} * params_.macs_per_core_per_cycle));
+  // One queue per core (row-parallel), or one for all of them.
+  jb.core_free.assign(jb.head_parallel || jb.kv_values ? 1 : jb.active, jb.ready);
+  // When activation row m leaves the pipeline, from its weight row's start.
+  jb.row_out.resize(M);
+  for (uint32_t m = 0; m < M; ++m) {
+    const uint64_t slot = jb.head_parallel ? m / jb.active : m;  // position in its core's queue
+    jb.row_out[m] = period * static_cast<double>((slot + 1) * jb.k_cycles) + jb.pipe;
+  }
+  scratch_.done.assign(size_t{M} * N, SC_ZERO_TIME);  // output element leaves the pipeline
+  jb.y.resize(functional ? size_t{M} * N : 0);
+  jb.rec_buf.resize(functional ? jb.rec : 0);
+  jb.sw.assign(jb.S, 1.0f);
+  jb.wq.resize(functional && !jb.codec ? K : 0);
+  // The quantised activations widened once, for the dot products.
+  if (functional && !jb.codec) jb.a16.assign(jb.act.q.begin(), jb.act.q.end());
+  jb.vhat.resize(functional && jb.codec ? jb.codec->format().head_dim : 0);
+  jb.last_done = jb.ready;
+}
+
+// Compute. Row-parallel: weight row n runs on core n mod cores over all M
+// activation rows. Head-parallel: weight row n is broadcast to all cores,
+// core c handling activation rows m = c, c + cores, ... Each result word is
+// written as soon as the record that completes it is through.
+void gemv_unit::stream_records(job& jb) {
+  const uint32_t M = jb.M, N = jb.N;
+  const bool one_queue = jb.head_parallel || jb.kv_values;
+  std::vector<sc_time>& done = scratch_.done;
+  uint32_t core = 0;
+  for (uint32_t p = 0; p < jb.records; ++p) {
+    const uint32_t n = scratch_.order[p];
+    mem::stream_fifo& fifo = *fifos_[scratch_.fifo_of[p]];
+    sc_time& free_at = jb.core_free[core];  // p mod active, or the one shared queue
+    if (!one_queue && ++core == jb.active) core = 0;
+    uint8_t* buf = jb.functional ? jb.rec_buf.data() : nullptr;
+    const sc_time start = take_record(jb, fifo, free_at, buf);
+    free_at = start + (jb.kv_values ? jb.value_time : jb.row_time);
+    if (jb.kv_values) {
+      jb.last_done = std::max(jb.last_done, free_at + jb.pipe);
+    } else {
+      sc_time last = jb.last_done;
+      for (uint32_t m = 0; m < M; ++m) {
+        const sc_time out = start + jb.row_out[m];
+        done[size_t{m} * N + n] = out;
+        last = std::max(last, out);
+      }
+      jb.last_done = last;
+    }
+    ++stats_.rows;
+    stats_.weight_bytes += jb.rec;
+    if (jb.codec) ++stats_.kv_records;
+    if (jb.functional && jb.codec)
+      compute_kv_record(jb, n, buf);
+    else if (jb.functional)
+      compute_int4_record(jb, n, buf);
+    clock_.advance_to(start);
+    if (jb.kv_values && p + 1 == jb.records) finish_values(jb);
+    for (uint32_t i = scratch_.after_begin[p]; i < scratch_.after_begin[p + 1]; ++i)
+      jb.end = std::max(jb.end, write_word(jb, scratch_.after_word[i]));
+  }
+}
+
+// When the core free at `free_at` starts on the next record of `fifo`; its
+// wait counts as a weight stall or, behind the dequantize stage, is split
+// between the bytes and the stage.
+sc_time gemv_unit::take_record(job& jb, mem::stream_fifo& fifo, const sc_time& free_at,
+                               uint8_t* buf) {
+  if (!jb.dequant) {
+    const sc_time start = matmul::take_weights(clock_, fifo, jb.rec, buf, free_at);
+    jb.stall += start - free_at;
+    return start;
+  }
+  const sc_time& dq_time = jb.dq_time;
+  const sc_time want = std::max(jb.dq_free, free_at > dq_time ? free_at - dq_time : SC_ZERO_TIME);
+  const std::optional<sc_time> there = fifo.ready_time(jb.rec);  // bytes already pushed
+  const sc_time taken = matmul::take_weights(clock_, fifo, jb.rec, buf, want);
+  jb.dq_free = taken + dq_time;
+  const sc_time start = std::max(free_at, jb.dq_free);
+  // Split the core's wait: the bytes' fault as far as they came after
+  // the stage had to start for the core (not before the instruction),
+  // the rest the stage's (its latency, or busy with other records).
+  const sc_time b = there ? *there : taken;
+  const sc_time needed = free_at > jb.t0 + dq_time ? free_at - dq_time : jb.t0;
+  const sc_time wait = start - free_at;
+  const sc_time late = std::min(wait, b > needed ? b - needed : SC_ZERO_TIME);
+  jb.stall += late;
+  jb.dq_stall += wait - late;
+  return start;
+}
+
+// A KV record, decoded in the rotated basis: a key is one dot product per
+// activation row, a value record adds out[m][:] += a[m][n] * v_n (FP32,
+// records in stream order; the row scales come at the end).
+void gemv_unit::compute_kv_record(job& jb, uint32_t n, const uint8_t* buf) {
+  const uint32_t M = jb.M, N = jb.N, K = jb.K;
+  const bool values = jb.kv_values;
+  const int8_t* q = jb.act.q.data();
+  float* y = jb.y.data();
+  float* vhat = jb.vhat.data();
+  jb.codec->decode_rotated(buf, vhat);
+  for (uint32_t m = 0; m < M; ++m) {
+    if (values) {
+      const float a = static_cast<float>(q[size_t{m} * K + n]);
+      for (uint32_t j = 0; j < N; ++j) y[size_t{m} * N + j] += a * vhat[j];
+    } else {
+      const int8_t* a = &q[size_t{m} * K];
+      float sum = 0.0f;
+      for (uint32_t k = 0; k < K; ++k) sum += static_cast<float>(a[k]) * vhat[k];
+      y[size_t{m} * N + n] = sum * jb.act.scale[m];
+    }
+  }
+}
+
+// An INT4 weight row, unpacked once for every activation row; each scale
+// group is an exact integer dot product, scaled in group order.
+void gemv_unit::compute_int4_record(job& jb, uint32_t n, const uint8_t* buf) {
+  const uint32_t M = jb.M, N = jb.N, K = jb.K, S = jb.S, G = jb.G;
+  const float* scale = jb.act.scale.data();
+  float* y = jb.y.data();
+  float* sw = jb.sw.data();
+  int16_t* wq = jb.wq.data();
+  if (jb.w_scale)
+    for (uint32_t g = 0; g < S; ++g) sw[g] = bf16::to_float(bf16::load(buf, g));
+  matmul::unpack_int4(buf + (jb.w_scale ? 2 * S : 0), K, wq);
+  for (uint32_t m = 0; m < M; ++m) {
+    const int16_t* a = &jb.a16[size_t{m} * K];
+    float sum = 0.0f;
+    for (uint32_t g = 0; g < S; ++g) {
+      const uint32_t k0 = g * G;
+      const int32_t acc = matmul::dot_int16(a + k0, wq + k0, std::min(G, K - k0));
+      sum += (static_cast<float>(acc) * sw[g]) * scale[m];
+    }
+    y[size_t{m} * N + n] = sum;
+  }
+}
+
+// Value accumulation is done with the last record: every output leaves the
+// pipeline then, and takes its activation row's scale.
+void gemv_unit::finish_values(job& jb) {
+  std::fill(scratch_.done.begin(), scratch_.done.end(), jb.last_done);
+  if (jb.functional)
+    for (uint32_t m = 0; m < jb.M; ++m)
+      for (uint32_t j = 0; j < jb.N; ++j) jb.y[size_t{m} * jb.N + j] *= jb.act.scale[m];
+}
+
+// Result word w through port 1 (and onto the direct SFU path) once its last
+// element is out of the pipeline; returns when the write is done.
+sc_time gemv_unit::write_word(job& jb, uint32_t w) {
+  sc_time t = SC_ZERO_TIME;
+  const matmul::word_span span = matmul::elements_of_word(w, uint64_t{jb.M} * jb.N);
+  for (uint64_t i = span.first; i < span.last; ++i) t = std::max(t, scratch_.done[i]);
+  uint8_t* wb = jb.functional ? &jb.out_bytes[size_t{w} * kWord] : nullptr;
+  if (jb.functional) matmul::form_result_word(wb, w, jb.y, jb.accm);
+  const sc_time written = l2_.write(kPort, jb.mm->dest_reg + w, 1, wb, t);
+  if (jb.d->produces) jb.d->produces->publish(jb.mm->dest_reg + w, t);
+  return written;
+}
+
+// findemax: one maximum over every row, as the query heads of a group share
+// one softmax shift, so none of them can overflow EXP.
+void gemv_unit::report_emax(const job& jb) {
+  float mx = -INFINITY;
+  for (size_t i = 0; i < size_t{jb.M} * jb.N; ++i)
+    mx = std::max(mx, bf16::to_float(bf16::load(jb.out_bytes.data(), i)));
+  on_emax(mx);
+}
+
+void gemv_unit::account(const job& jb) {
+  const sc_time period = jb.period;
+  const uint64_t macs = uint64_t{jb.M} * jb.N * jb.K;
+  const uint64_t core_stall = static_cast<uint64_t>(std::llround(jb.stall / period));
+  // Waiting on L2: the activation load before compute, and result writes
+  // still queued on the port after the last output left the pipeline.
+  const sc_time l2_wait =
+      (jb.ready - jb.t0) + (jb.end > jb.last_done ? jb.end - jb.last_done : SC_ZERO_TIME);
+  const uint64_t l2_stall = static_cast<uint64_t>(std::llround(l2_wait / period));
+  // Row-parallel cores wait independently: the engine's share is the mean.
+  const uint32_t waiters = jb.head_parallel || jb.kv_values ? 1 : jb.active;
+  const uint64_t engine_stall = (core_stall + waiters / 2) / waiters;
+  const uint64_t dequant_stall =
+      (static_cast<uint64_t>(std::llround(jb.dq_stall / period)) + waiters / 2) / waiters;
+  ++stats_.instructions;
+  stats_.macs += macs;
+  stats_.core_stall_cycles += core_stall;
+  stats_.stall_cycles += engine_stall;
+  counters_.add(PCCX_PERF_MACS, macs);
+  counters_.add(PCCX_PERF_GEMV_MACS, macs);
+  counters_.add(PCCX_PERF_GEMV_WEIGHT_STALL, engine_stall);
+  counters_.add(PCCX_PERF_GEMV_L2_STALL, l2_stall);
+  counters_.add(PCCX_PERF_GEMV_DEQUANT_STALL, dequant_stall);
+  stats_.dequant_stall_cycles += dequant_stall;
+  stats_.l2_stall_cycles += l2_stall;
 }
 
 }  // namespace pccx::npu

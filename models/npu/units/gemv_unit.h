@@ -76,6 +76,24 @@ class gemv_unit : public threaded_unit {
   result execute(const dispatched_instruction& d) override;
 
  private:
+  // One instruction on its way through the stages (gemv_unit.cpp).
+  struct job;
+  std::optional<result> resolve(const dispatched_instruction& d, job& jb) const;
+  std::optional<result> resolve_kv(job& jb, bool keys) const;
+  void load_activations(job& jb);
+  void order_records(job& jb);
+  void order_result_words(job& jb);
+  void prepare_stream(job& jb);
+  void stream_records(job& jb);
+  sc_core::sc_time take_record(job& jb, mem::stream_fifo& fifo, const sc_core::sc_time& free_at,
+                               uint8_t* buf);
+  void compute_kv_record(job& jb, uint32_t n, const uint8_t* buf);
+  void compute_int4_record(job& jb, uint32_t n, const uint8_t* buf);
+  void finish_values(job& jb);
+  sc_core::sc_time write_word(job& jb, uint32_t w);
+  void report_emax(const job& jb);
+  void account(const job& jb);
+
   gemv_unit_params params_;
   std::optional<kv::kv_codec> key_codec_, value_codec_;
   mem::l2_memory& l2_;

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <stdexcept>
 #include <variant>
 
 #include "models/npu/units/bf16.h"
@@ -29,6 +30,14 @@ std::optional<refusal> check_instruction(const dispatched_instruction& d, isa::o
                        ") != M*K = " + std::to_string(uint64_t{M} * K) + " (weight_shape slot " +
                        std::to_string(mm->shape_ptr) + ")"};
   return std::nullopt;
+}
+
+void check_unit_params(const std::string& unit, const sc_core::sc_time& core_period,
+                       const std::vector<mem::stream_fifo*>& fifos) {
+  if (core_period <= sc_core::SC_ZERO_TIME)
+    throw std::invalid_argument(unit + ": core_period must be positive");
+  for (auto* f : fifos)
+    if (!f) throw std::invalid_argument(unit + ": null weight FIFO");
 }
 
 void unpack_int4(const uint8_t* packed, uint32_t n, int16_t* out) {

@@ -1,8 +1,8 @@
-// What the GEMV and GEMM units share: the checks of a matmul instruction,
-// the numerics of the W4A8 datapath (INT8 activations quantised per row from
-// BF16, INT4 weights, BF16 result words) and the way a unit takes weight
-// bytes from a FIFO. Both engines must agree on these to the bit, so they
-// live in one place.
+// What the GEMV and GEMM units share: the checks of their parameters and of
+// a matmul instruction, the numerics of the W4A8 datapath (INT8 activations
+// quantised per row from BF16, INT4 weights, BF16 result words) and the way
+// a unit takes weight bytes from a FIFO. Both engines must agree on these to
+// the bit, so they live in one place.
 #pragma once
 
 #include <cstdint>
@@ -28,6 +28,28 @@ struct refusal {
 // to M*K. `unit` names the refusing unit in the detail.
 std::optional<refusal> check_instruction(const dispatched_instruction& d, isa::opcode op,
                                          const std::string& unit);
+
+// Runs the timed stages of an instruction that passed its checks: a fresh
+// quantum, `t0` and `end` at the kernel time, then `stages()`, which moves
+// `end` to its last L2 access. An L2 range error stops them: the result is
+// then PCCX_ERR_L2_RANGE with "<unit>: <op>: <message>".
+template <class Stages>
+std::optional<refusal> run_stages(decoupled_clock& clock, const char* unit, const char* op,
+                                  sc_core::sc_time& t0, sc_core::sc_time& end, Stages&& stages) {
+  clock.reset();
+  t0 = end = sc_core::sc_time_stamp();
+  try {
+    stages();
+  } catch (const mem::l2_range_error& e) {
+    return refusal{PCCX_ERR_L2_RANGE, std::string(unit) + ": " + op + ": " + e.what()};
+  }
+  return std::nullopt;
+}
+
+// The constructor checks both units make first: a positive core period and
+// no null weight FIFO. Throws std::invalid_argument naming `unit`.
+void check_unit_params(const std::string& unit, const sc_core::sc_time& core_period,
+                       const std::vector<mem::stream_fifo*>& fifos);
 
 inline uint32_t ceil_div(uint64_t a, uint64_t b) {
   return static_cast<uint32_t>((a + b - 1) / b);

@@ -4,23 +4,19 @@
 #include <limits>
 
 #include "infra/config/config_visitors.h"
+#include "pccx_kv.h"
 
 namespace pccx::llm {
 
 namespace {
 
 constexpr uint64_t kMax = std::numeric_limits<uint64_t>::max();
-// Largest stream one DMA descriptor carries (PCCX_KV_STREAM_MAX).
-constexpr uint64_t kStreamMax = 0xFFFFFFF0ull;
+// Largest stream one DMA descriptor carries.
+constexpr uint64_t kStreamMax = PCCX_KV_STREAM_MAX;
 constexpr uint64_t kBf16Bytes = 2;
 
 uint64_t add_sat(uint64_t a, uint64_t b) {
   return a > kMax - b ? kMax : a + b;
-}
-
-uint64_t mul_sat(uint64_t a, uint64_t b) {
-  if (a != 0 && b > kMax / a) return kMax;
-  return a * b;
 }
 
 uint64_t align_up(uint64_t v, uint64_t a) {
@@ -94,8 +90,9 @@ std::vector<kv_ring_group> ring_groups(const model_config& m, const kv_formats& 
     it->layers.push_back(l);
   }
   for (auto& g : groups) {
-    g.bytes = kv_ring_bytes(static_cast<uint32_t>(g.layers.size()), g.kv_heads, g.k_record_bytes,
-                            g.v_record_bytes, g.max_tokens);
+    // The driver's size of the rings, so that pccx_kv_init fits them exactly.
+    g.bytes = pccx_kv_required_bytes(static_cast<uint32_t>(g.layers.size()), g.kv_heads,
+                                     g.k_record_bytes, g.v_record_bytes, g.max_tokens);
     bool all_global = true, all_local = true;
     for (uint32_t l : g.layers) (m.is_global(l) ? all_local : all_global) = false;
     g.name = groups.size() == 1 ? "kv" : all_global ? "kv.global" : all_local ? "kv.local" : "kv";
@@ -219,12 +216,6 @@ uint64_t ddr_plan::category_bytes(const std::string& category) const {
   for (const auto& r : regions)
     if (r.category == category) total = add_sat(total, align_up(r.bytes, alignment));
   return total;
-}
-
-uint64_t kv_ring_bytes(uint32_t layers, uint32_t kv_heads, uint32_t k_record_bytes,
-                       uint32_t v_record_bytes, uint32_t max_tokens) {
-  const uint64_t per_token = uint64_t(k_record_bytes) + v_record_bytes;
-  return mul_sat(mul_sat(mul_sat(per_token, max_tokens), kv_heads), layers);
 }
 
 ddr_plan plan_ddr(const model_config& m, const kv_formats& kv, uint32_t max_tokens,

@@ -71,7 +71,7 @@ struct kv_ring_group {
   uint32_t k_record_bytes = 0;
   uint32_t v_record_bytes = 0;
   uint64_t base = 0;
-  uint64_t bytes = 0;  // kv_ring_bytes(layers, kv_heads, k, v, max_tokens)
+  uint64_t bytes = 0;  // pccx_kv_required_bytes(layers, kv_heads, k, v, max_tokens)
 };
 
 struct planned_vector {
@@ -118,11 +118,6 @@ struct ddr_plan {
   // Sum of the footprints of the regions of one category.
   uint64_t category_bytes(const std::string& category) const;
 };
-
-// The driver's ring size (pccx_kv_required_bytes): layers x kv_heads x
-// max_tokens x (k + v record bytes), UINT64_MAX when it exceeds 64 bits.
-uint64_t kv_ring_bytes(uint32_t layers, uint32_t kv_heads, uint32_t k_record_bytes,
-                       uint32_t v_record_bytes, uint32_t max_tokens);
 
 // Lays the model out in [ddr_base, ddr_base + ddr_size). Throws
 // std::invalid_argument for bad arguments (KV formats that do not fit the
