@@ -176,7 +176,7 @@ TEST(GemvFunctional, ZeroActivationsGiveZero) {
 TEST(GemvFunctional, FindEmaxReportsTheRowMaximum) {
   gemv_bench b;
   std::vector<float> seen;
-  b.gemv->on_emax = [&](float v) { seen.push_back(v); };
+  b.gemv->emax.subscribe([&](float v) { seen.push_back(v); });
   const auto p = gemv_problem::random(1, 16, 64, false, 0, 9);
   std::vector<uint16_t> out;
   ASSERT_EQ(run_problem(b, p, UCA_FLAG_FINDEMAX, 0, out).err, 0u);
@@ -190,7 +190,7 @@ TEST(GemvFunctional, FindEmaxReportsTheRowMaximum) {
 TEST(GemvFunctional, FindEmaxReportsTheMaximumOverEveryRow) {
   gemv_bench b;
   std::vector<float> seen;
-  b.gemv->on_emax = [&](float v) { seen.push_back(v); };
+  b.gemv->emax.subscribe([&](float v) { seen.push_back(v); });
   // A problem whose largest result is not in the last row (found on the
   // host), so the per-row and the all-rows readings differ.
   float mx = -INFINITY, last_row = -INFINITY;
@@ -214,7 +214,7 @@ TEST(GemvFunctional, FindEmaxReportsTheMaximumOverEveryRow) {
 TEST(GemvFunctional, NoEmaxWithoutTheFlag) {
   gemv_bench b;
   int calls = 0;
-  b.gemv->on_emax = [&](float) { ++calls; };
+  b.gemv->emax.subscribe([&](float) { ++calls; });
   const auto p = gemv_problem::random(1, 16, 64, false, 0, 10);
   std::vector<uint16_t> out;
   ASSERT_EQ(run_problem(b, p, 0, 0, out).err, 0u);

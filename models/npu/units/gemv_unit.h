@@ -22,6 +22,7 @@
 #include <systemc>
 #include <vector>
 
+#include "infra/trace/analysis_port.h"
 #include "models/kv/kv_codec.h"
 #include "models/memory/dma/stream_fifo.h"
 #include "models/memory/l2/l2_memory.h"
@@ -52,7 +53,9 @@ class gemv_unit : public threaded_unit {
 
   // findemax: called once per activation row with the max of its outputs
   // (functional mode only). The platform wires it to sfu_unit::set_emax.
-  std::function<void(float)> on_emax;
+  // findemax: the row maximum, once per instruction (the platform wires it
+  // to the SFU's e_max register).
+  trace::analysis_port<float> emax;
 
   // Bytes of one weight row record for K inputs (padded to 16 bytes).
   uint64_t record_bytes(uint32_t k, bool w_scale) const;

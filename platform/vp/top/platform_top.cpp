@@ -65,7 +65,7 @@ platform_top::platform_top(const runtime_params& rt, trace::trace_hub& traces,
   npu.bind_unit(npu::unit_kind::gemv, gemv);
   npu.bind_unit(npu::unit_kind::gemm, gemm);
   // findemax: the GEMV engine hands its row maximum to the SFU's e_max register.
-  gemv.on_emax = [this](float e_max) { sfu.set_emax(e_max); };
+  gemv.emax.subscribe([this](float e_max) { sfu.set_emax(e_max); });
   ddr.set_trace(traces.channel("ddr"));
   // Sim-control accesses are free: it exists only to observe and steer the run.
   bus.add_region({"simctl", rt.simctl_base, rt.simctl_size, sc_core::SC_ZERO_TIME,
