@@ -117,17 +117,8 @@
 #define S_PLE 16384u   /* layers x P BF16 */
 #define S_ROPE 147456u /* 8 tables of heads x head_dim BF16 */
 
-typedef struct {
-  uint64_t part[GD_MAX_WEIGHT_STREAMS];
-  uint32_t rows, cols, rec, parts;
-} gd_matrix;
-
-typedef struct {
-  uint32_t ffn, ring, ring_index, stores, global, sparse;
-  uint64_t v[GD_VECTORS];
-  gd_matrix m[GD_MATRICES];
-} gd_layer;
-
+/* The header's fields as the program uses them; matrices and layer records
+ * are kept as the block has them (gd_block_matrix, gd_block_layer). */
 typedef struct {
   uint32_t layers, hidden, heads, kv_heads, head_dim, vocab, tokens, context, lm_tile, rings, eps,
       flags;
@@ -136,15 +127,15 @@ typedef struct {
   uint32_t l2_words;                   /* the NPU's L2, words */
   uint32_t wf;                         /* weight streams F */
   unsigned wch[GD_MAX_WEIGHT_STREAMS]; /* their DMA channels */
-  gd_matrix lm, ple_model_proj, rotation;
-  pccx_kv_handle kv[2];
+  gd_block_matrix lm, ple_model_proj, rotation;
+  pccx_kv_handle kv[GD_MAX_RINGS];
   uint32_t streams, active, ple_dim, laurel, ple_vocab, sparse_layers;
   float z, softcap, q_scale;
   uint32_t table_format, table_group, table_row_bytes, weight_group, weight_scales;
   uint64_t ple_table, ple_proj_norm;
-  gd_matrix altup_proj[GD_MAX_STREAMS], altup_unproj[GD_MAX_STREAMS];
-  const uint8_t* token_ids;
-  const uint8_t* inv_freq; /* d/2 f32 local, d/2 f32 global */
+  gd_block_matrix altup_proj[GD_MAX_STREAMS], altup_unproj[GD_MAX_STREAMS];
+  const uint8_t* token_ids; /* N u32, in the block */
+  const uint8_t* inv_freq;  /* d/2 f32 local, d/2 f32 global, in the block */
 } gd_model;
 
 static gd_model g_m;
@@ -166,12 +157,10 @@ static int fail_msg(const char* what, int code) {
   return fail(&l, code);
 }
 
-static uint32_t le32(const uint8_t* p) {
-  return (uint32_t)p[0] | ((uint32_t)p[1] << 8) | ((uint32_t)p[2] << 16) | ((uint32_t)p[3] << 24);
-}
-
-static uint64_t le64(const uint8_t* p) {
-  return (uint64_t)le32(p) | ((uint64_t)le32(p + 4) << 32);
+/* The block may sit at any address: structs and values are copied out of
+ * it (little endian, as the CPU). */
+static void copy_in(void* dst, const uint8_t* src, uint32_t bytes) {
+  __builtin_memcpy(dst, src, bytes);
 }
 
 static float f32_of(uint32_t bits) {
@@ -183,16 +172,22 @@ static float f32_of(uint32_t bits) {
   return v.f;
 }
 
-static uint32_t words_of(uint32_t elements) {
-  return (elements + 7u) / 8u;
+/* Token t's id. */
+static uint32_t token_id(uint32_t t) {
+  uint32_t id;
+  copy_in(&id, g_m.token_ids + t * sizeof id, sizeof id);
+  return id;
 }
 
-static void read_matrix(const uint8_t* p, gd_matrix* m) {
-  for (uint32_t f = 0; f < GD_MAX_WEIGHT_STREAMS; ++f) m->part[f] = le64(p + 8u * f);
-  m->rows = le32(p + 32);
-  m->cols = le32(p + 36);
-  m->rec = le32(p + 40);
-  m->parts = le32(p + 44);
+/* RoPE inverse frequency i (local first, then global). */
+static float inv_freq(uint32_t i) {
+  float f;
+  copy_in(&f, g_m.inv_freq + i * sizeof f, sizeof f);
+  return f;
+}
+
+static uint32_t words_of(uint32_t elements) {
+  return (elements + 7u) / 8u;
 }
 
 /* ---- CPU arithmetic: BF16, INT4 records, sin/cos ---- */
@@ -276,12 +271,12 @@ static int drain_all(void) {
 
 /* Rows [r0, r0 + n) of a matrix (r0 a multiple of F): row r from part
  * r mod F on that part's channel, CLASS weights. */
-static int stream_rows(const gd_matrix* m, uint32_t r0, uint32_t n) {
+static int stream_rows(const gd_block_matrix* m, uint32_t r0, uint32_t n) {
   const uint32_t F = g_m.wf;
   for (uint32_t f = 0; f < F && f < n; ++f) {
     const uint32_t rows = (n - f + F - 1u) / F;
-    if (submit(g_m.wch[f], m->part[f] + (uint64_t)(r0 / F) * m->rec, rows * m->rec,
-               PCCX_DMA_CLASS_WEIGHTS) != 0)
+    if (submit(g_m.wch[f], m->part[f] + (uint64_t)(r0 / F) * m->record_bytes,
+               rows * m->record_bytes, PCCX_DMA_CLASS_WEIGHTS) != 0)
       return -1;
   }
   return 0;
@@ -289,9 +284,9 @@ static int stream_rows(const gd_matrix* m, uint32_t r0, uint32_t n) {
 
 /* Row r alone, for a 1-row GEMV: its record on the first channel (a GEMV's
  * row 0 comes from its first FIFO). */
-static int stream_row(const gd_matrix* m, uint32_t r) {
-  const uint64_t at = m->part[r % g_m.wf] + (uint64_t)(r / g_m.wf) * m->rec;
-  return submit(g_m.wch[0], at, m->rec, PCCX_DMA_CLASS_WEIGHTS);
+static int stream_row(const gd_block_matrix* m, uint32_t r) {
+  const uint64_t at = m->part[r % g_m.wf] + (uint64_t)(r / g_m.wf) * m->record_bytes;
+  return submit(g_m.wch[0], at, m->record_bytes, PCCX_DMA_CLASS_WEIGHTS);
 }
 
 /* One KV stream (layer, head, K|V) split over the weight channels. */
@@ -311,7 +306,7 @@ static int stream_kv(const pccx_kv_handle* h, uint32_t index, uint32_t head, int
 
 /* ---- L2 layout (words): pccx_gemma_decode_l2.h ---- */
 
-static gd_layer g_layers[GD_MAX_LAYERS];
+static gd_block_layer g_layers[GD_MAX_LAYERS];
 static gd_l2 g_a;
 static pccx_rmsnorm_ws g_ws_h, g_ws_d, g_ws_p;
 
@@ -344,7 +339,7 @@ static int norm_h(uint64_t gamma_addr, uint32_t x, uint32_t out) {
   return 0;
 }
 
-static int gemv_matrix(const gd_matrix* m, uint32_t dst, uint32_t src, uint8_t fslot,
+static int gemv_matrix(const gd_block_matrix* m, uint32_t dst, uint32_t src, uint8_t fslot,
                        uint8_t wslot) {
   if (stream_rows(m, 0u, m->rows) != 0) return -1;
   uca_gemv(dst, src, UCA_FLAG_W_SCALE, fslot, wslot, 0);
@@ -418,10 +413,10 @@ static float dequant(const uint8_t* row, uint32_t k, uint32_t width, uint32_t fo
 static int stage_token(uint32_t tok, uint32_t pos) {
   const uint32_t H = g_m.hidden;
   /* Embedding row x sqrt(hidden). */
-  const uint64_t row = g_m.embed_table != 0u
-                           ? g_m.embed_table + (uint64_t)tok * g_m.lm.rec
-                           : g_m.lm.part[tok % g_m.wf] + (uint64_t)(tok / g_m.wf) * g_m.lm.rec;
-  pccx_host_read(row, g_row, g_m.lm.rec);
+  const uint64_t row = g_m.embed_table != 0u ? g_m.embed_table + (uint64_t)tok * g_m.lm.record_bytes
+                                             : g_m.lm.part[tok % g_m.wf] +
+                                                   (uint64_t)(tok / g_m.wf) * g_m.lm.record_bytes;
+  pccx_host_read(row, g_row, g_m.lm.record_bytes);
   const float sh = (float)sqrt_of((double)H);
   for (uint32_t k = 0; k < H; ++k)
     g_stage[k] = pccx_bf16_from_float(
@@ -451,7 +446,7 @@ static int stage_token(uint32_t tok, uint32_t pos) {
       uint16_t* cs = g_stage;
       uint16_t* sn = g_stage + heads * hd;
       for (uint32_t m = 0; m < half; ++m) {
-        const double f = (double)f32_of(le32(g_m.inv_freq + 4u * (base * half + m)));
+        const double f = (double)inv_freq(base * half + m);
         double s, c;
         sincos_of((double)pos * f, &s, &c);
         for (uint32_t h = 0; h < heads; ++h) {
@@ -519,13 +514,13 @@ static int entry(void) {
 
 /* r_k of the router (1-row GEMVs: r_k in element 0 of word slot k), then
  * coefficient column k after it, then tanh. */
-static int router(const gd_layer* ly, uint32_t x, uint32_t base, uint32_t stride, uint64_t coefs,
-                  uint32_t col_words, uint8_t col_shape) {
-  if (norm_h(ly->v[GD_V_ROUTER_NORM], x, g_a.rn) != 0) return -1;
+static int router(const gd_block_layer* ly, uint32_t x, uint32_t base, uint32_t stride,
+                  uint64_t coefs, uint32_t col_words, uint8_t col_shape) {
+  if (norm_h(ly->vectors[GD_V_ROUTER_NORM], x, g_a.rn) != 0) return -1;
   for (uint32_t k = 0; k < g_m.streams; ++k) {
     if (load(coefs + (uint64_t)k * col_words * 16u, col_words * 16u, base + k * stride + 1u,
              col_shape, PCCX_DMA_CLASS_WEIGHTS) != 0 ||
-        stream_row(&ly->m[GD_ROUTER], k) != 0)
+        stream_row(&ly->matrices[GD_ROUTER], k) != 0)
       return -1;
     uca_gemv(base + k * stride, g_a.rn, UCA_FLAG_W_SCALE, F_D, W_ROW, 0);
     uca_cvo(PCCX_CVO_TANH, base + k * stride, base + k * stride, 1u, 0, 0);
@@ -542,12 +537,12 @@ static void combine(uint32_t base, uint32_t stride, uint32_t n_words, uint32_t d
 }
 
 /* Layer step 1: pred[s] = xs[s] + sum_j c[s][j] xs[j]. */
-static int predict(const gd_layer* ly) {
+static int predict(const gd_block_layer* ly) {
   const uint32_t S = g_m.streams, H = g_m.hidden;
   for (uint32_t s = 0; s < S; ++s)
     uca_memcpy(PCCX_ROUTE_L2_TO_L2, g_a.pred + s * g_a.wh, xs_vec(s), F_D, 0);
   if (S == 1u) return 0;
-  if (router(ly, xs_vec(g_m.active), g_a.pr, g_a.pr_stride, ly->v[GD_V_PRED_COEFS], S * S,
+  if (router(ly, xs_vec(g_m.active), g_a.pr, g_a.pr_stride, ly->vectors[GD_V_PRED_COEFS], S * S,
              F_PRED) != 0)
     return -1;
   combine(g_a.pr, g_a.pr_stride, S * S, g_a.cc);
@@ -561,13 +556,13 @@ static int predict(const gd_layer* ly) {
 }
 
 /* Layer step 8: xs[s] = pred[s] + (1 + sum_k Wc[s][k] r'_k) (y - pred[A]). */
-static int correct(const gd_layer* ly, uint32_t y) {
+static int correct(const gd_block_layer* ly, uint32_t y) {
   const uint32_t S = g_m.streams, H = g_m.hidden, A = g_m.active;
   if (S == 1u) {
     uca_memcpy(PCCX_ROUTE_L2_TO_L2, xs_vec(0), y, F_D, 0);
     return 0;
   }
-  if (router(ly, y, g_a.cr, g_a.cr_stride, ly->v[GD_V_CORR_COEFS], S, F_CORR) != 0) return -1;
+  if (router(ly, y, g_a.cr, g_a.cr_stride, ly->vectors[GD_V_CORR_COEFS], S, F_CORR) != 0) return -1;
   combine(g_a.cr, g_a.cr_stride, S, g_a.cc2);
   uca_cvo(PCCX_CVO_ADD, g_a.ones_w, g_a.cc2, (uint16_t)(8u * S), 0, 0);
   /* delta = y - pred[A] in the vector after slot dl. */
@@ -585,19 +580,19 @@ static int correct(const gd_layer* ly, uint32_t y) {
 }
 
 /* Layer step 9: the per-layer input into every stream but the active one. */
-static int per_layer_input(const gd_layer* ly, uint32_t li) {
+static int per_layer_input(const gd_block_layer* ly, uint32_t li) {
   const uint32_t S = g_m.streams, H = g_m.hidden, A = g_m.active, P = g_m.ple_dim;
   if (P == 0u) return 0;
   uca_memcpy(PCCX_ROUTE_L2_TO_L2, g_a.t, xs_vec(A), F_D, 0);
   if (S > 1u) {
-    if (load_gamma(ly->v[GD_V_OUTPUT_SCALE]) != 0) return -1;
+    if (load_gamma(ly->vectors[GD_V_OUTPUT_SCALE]) != 0) return -1;
     uca_cvo(PCCX_CVO_MUL, g_a.gamma, g_a.t, (uint16_t)H, 0, 0);
   }
-  if (gemv_matrix(&ly->m[GD_PLE_GATE], g_a.gp, g_a.t, F_D, W_PG) != 0) return -1;
+  if (gemv_matrix(&ly->matrices[GD_PLE_GATE], g_a.gp, g_a.t, F_D, W_PG) != 0) return -1;
   uca_cvo(UCA_CVO_GELU, g_a.gp, g_a.gp, (uint16_t)P, 0, 0);
   uca_cvo(PCCX_CVO_MUL, g_a.pli + li * (P / 8u), g_a.gp, (uint16_t)P, 0, 0);
-  if (gemv_matrix(&ly->m[GD_PLE_PROJ], g_a.t2, g_a.gp, F_P, W_PP) != 0) return -1;
-  if (norm_h(ly->v[GD_V_PLE_POST_NORM], g_a.t2, g_a.t2) != 0) return -1;
+  if (gemv_matrix(&ly->matrices[GD_PLE_PROJ], g_a.t2, g_a.gp, F_P, W_PP) != 0) return -1;
+  if (norm_h(ly->vectors[GD_V_PLE_POST_NORM], g_a.t2, g_a.t2) != 0) return -1;
   for (uint32_t s = 0; s < S; ++s)
     if (s != A || S == 1u) uca_cvo(PCCX_CVO_ADD, g_a.t2, xs_vec(s), (uint16_t)H, 0, 0);
   return 0;
@@ -650,7 +645,7 @@ static void span_sum(uint32_t a, uint32_t n, uint32_t dst) {
   }
 }
 
-static int attention(const gd_layer* ly, uint32_t head, uint32_t q) {
+static int attention(const gd_block_layer* ly, uint32_t head, uint32_t q) {
   const uint32_t G = g_m.heads / g_m.kv_heads, hd = g_m.head_dim;
   const pccx_kv_handle* h = &g_m.kv[ly->ring];
   const uint32_t span = pccx_kv_valid_tokens(h);
@@ -687,7 +682,7 @@ static void part_start(uint32_t t, const char* name, uint32_t index, int with_in
 }
 
 static int layer(uint32_t li) {
-  const gd_layer* ly = &g_layers[li];
+  const gd_block_layer* ly = &g_layers[li];
   const uint32_t G = g_m.heads / g_m.kv_heads, hd = g_m.head_dim, H = g_m.hidden;
   const uint32_t span = pccx_kv_valid_tokens(&g_m.kv[ly->ring]);
   const int qk = (g_m.flags & GD_F_QK_NORM) != 0u;
@@ -697,11 +692,11 @@ static int layer(uint32_t li) {
   uca_memset(1, W_VALUES, (uint16_t)G, (uint16_t)hd, (uint16_t)span);
 
   if (predict(ly) != 0) return -1;
-  if (norm_h(ly->v[GD_V_INPUT_NORM], x, g_a.xn) != 0) return -1;
+  if (norm_h(ly->vectors[GD_V_INPUT_NORM], x, g_a.xn) != 0) return -1;
   if (g_m.laurel != 0u) {
-    if (gemv_matrix(&ly->m[GD_LAUREL_LEFT], g_a.lt, g_a.xn, F_D, W_LL) != 0 ||
-        gemv_matrix(&ly->m[GD_LAUREL_RIGHT], g_a.lau, g_a.lt, F_R, W_LR) != 0 ||
-        norm_h(ly->v[GD_V_LAUREL_NORM], g_a.lau, g_a.lau) != 0)
+    if (gemv_matrix(&ly->matrices[GD_LAUREL_LEFT], g_a.lt, g_a.xn, F_D, W_LL) != 0 ||
+        gemv_matrix(&ly->matrices[GD_LAUREL_RIGHT], g_a.lau, g_a.lt, F_R, W_LR) != 0 ||
+        norm_h(ly->vectors[GD_V_LAUREL_NORM], g_a.lau, g_a.lau) != 0)
       return -1;
     uca_cvo(PCCX_CVO_ADD, g_a.xn, g_a.lau, (uint16_t)H, 0, 0);
   }
@@ -709,19 +704,19 @@ static int layer(uint32_t li) {
   /* Q (norm, RoPE, scale in the tables), K and V of a storing layer. */
   const uint32_t tables = g_a.rope + (ly->global ? 2u : 0u) * g_a.rope_words;
   const uint32_t k_tables = g_m.q_scale != 1.0f ? tables + 4u * g_a.rope_words : tables;
-  if (gemv_matrix(&ly->m[GD_Q], g_a.q, g_a.xn, F_D, W_Q) != 0) return -1;
+  if (gemv_matrix(&ly->matrices[GD_Q], g_a.q, g_a.xn, F_D, W_Q) != 0) return -1;
   if (qk) {
-    if (load(ly->v[GD_V_Q_NORM], 2u * hd, g_a.gamma_d, F_HD, PCCX_DMA_CLASS_WEIGHTS) != 0)
+    if (load(ly->vectors[GD_V_Q_NORM], 2u * hd, g_a.gamma_d, F_HD, PCCX_DMA_CLASS_WEIGHTS) != 0)
       return -1;
     head_norms(g_a.q, g_m.heads, g_a.gamma_d);
   }
   rope(g_a.q, g_a.qr, g_m.heads, tables);
-  if (ly->stores) {
-    if (gemv_matrix(&ly->m[GD_K], g_a.k_, g_a.xn, F_D, W_KV) != 0 ||
-        gemv_matrix(&ly->m[GD_V], g_a.v, g_a.xn, F_D, W_KV) != 0)
+  if (ly->stores_kv) {
+    if (gemv_matrix(&ly->matrices[GD_K], g_a.k_, g_a.xn, F_D, W_KV) != 0 ||
+        gemv_matrix(&ly->matrices[GD_V], g_a.v, g_a.xn, F_D, W_KV) != 0)
       return -1;
     if (qk) {
-      if (load(ly->v[GD_V_K_NORM], 2u * hd, g_a.gamma_d, F_HD, PCCX_DMA_CLASS_WEIGHTS) != 0)
+      if (load(ly->vectors[GD_V_K_NORM], 2u * hd, g_a.gamma_d, F_HD, PCCX_DMA_CLASS_WEIGHTS) != 0)
         return -1;
       head_norms(g_a.k_, g_m.kv_heads, g_a.gamma_d);
     }
@@ -755,8 +750,8 @@ static int layer(uint32_t li) {
   }
   /* a = x + norm(W_o attn), with LAuReL (a + lau) / sqrt(2). */
   const uint32_t a = g_a.ao + 1u;
-  if (gemv_matrix(&ly->m[GD_O], a, attn, F_ATTN, W_O) != 0 ||
-      norm_h(ly->v[GD_V_POST_ATTN_NORM], a, a) != 0)
+  if (gemv_matrix(&ly->matrices[GD_O], a, attn, F_ATTN, W_O) != 0 ||
+      norm_h(ly->vectors[GD_V_POST_ATTN_NORM], a, a) != 0)
     return -1;
   uca_cvo(PCCX_CVO_ADD, x, a, (uint16_t)H, 0, 0);
   uint32_t ffn_in = a;
@@ -768,14 +763,14 @@ static int layer(uint32_t li) {
   }
 
   /* FFN, with the gaussian cutoff on a sparse layer. */
-  if (norm_h(ly->v[GD_V_PRE_FFN_NORM], ffn_in, g_a.xn) != 0) return -1;
+  if (norm_h(ly->vectors[GD_V_PRE_FFN_NORM], ffn_in, g_a.xn) != 0) return -1;
   uca_memset(0, F_FFN, 1, 1, (uint16_t)ly->ffn);
   uca_memset(1, W_UP, 1, (uint16_t)ly->ffn, (uint16_t)H);
   uca_memset(1, W_DOWN, 1, (uint16_t)H, (uint16_t)ly->ffn);
-  if (gemv_matrix(&ly->m[GD_GATE], g_a.gate, g_a.xn, F_D, W_UP) != 0 ||
-      gemv_matrix(&ly->m[GD_UP], g_a.up, g_a.xn, F_D, W_UP) != 0)
+  if (gemv_matrix(&ly->matrices[GD_GATE], g_a.gate, g_a.xn, F_D, W_UP) != 0 ||
+      gemv_matrix(&ly->matrices[GD_UP], g_a.up, g_a.xn, F_D, W_UP) != 0)
     return -1;
-  if (ly->sparse) {
+  if (ly->sparse_ffn) {
     const uint32_t sp = g_a.sp, n = ly->ffn;
     uint16_t inv[8] = {pccx_bf16_from_float(1.0f / (float)n), 0, 0, 0, 0, 0, 0, 0};
     pccx_host_write(g_m.scratch + S_INV_N, inv, 16u);
@@ -801,8 +796,8 @@ static int layer(uint32_t li) {
   }
   pccx_cvo_long(UCA_CVO_GELU, g_a.gate, g_a.gate, ly->ffn, 0, 0);
   pccx_cvo_long(PCCX_CVO_MUL, g_a.gate, g_a.up, ly->ffn, 0, 0);
-  if (gemv_matrix(&ly->m[GD_DOWN], g_a.t2, g_a.up, F_FFN, W_DOWN) != 0 ||
-      norm_h(ly->v[GD_V_POST_FFN_NORM], g_a.t2, g_a.t2) != 0)
+  if (gemv_matrix(&ly->matrices[GD_DOWN], g_a.t2, g_a.up, F_FFN, W_DOWN) != 0 ||
+      norm_h(ly->vectors[GD_V_POST_FFN_NORM], g_a.t2, g_a.t2) != 0)
     return -1;
   uca_cvo(PCCX_CVO_ADD, ffn_in, g_a.t2, (uint16_t)H, 0, 0);
 
@@ -876,51 +871,52 @@ static int bad_block(const char* what) {
 }
 
 static int parse(const uint8_t* b, uint32_t bytes) {
-  if (bytes < GD_HEADER_BYTES || le32(b) != GD_MAGIC || le32(b + 4) != bytes)
-    return bad_block("magic or size");
-  g_m.layers = le32(b + 8);
-  g_m.hidden = le32(b + 12);
-  g_m.heads = le32(b + 16);
-  g_m.kv_heads = le32(b + 20);
-  g_m.head_dim = le32(b + 24);
-  g_m.vocab = le32(b + 28);
-  g_m.tokens = le32(b + 32);
-  g_m.context = le32(b + 36);
-  g_m.lm_tile = le32(b + 40);
-  g_m.rings = le32(b + 44);
-  g_m.eps = le32(b + 48);
-  g_m.flags = le32(b + 52);
-  g_m.scratch = le64(b + 56);
-  g_m.logits = le64(b + 64);
-  g_m.embed_table = le64(b + 72);
-  g_m.final_norm = le64(b + 80);
-  read_matrix(b + GD_OFF_LM_HEAD, &g_m.lm);
-  g_m.streams = le32(b + 216);
-  g_m.active = le32(b + 220);
-  g_m.ple_dim = le32(b + 224);
-  g_m.laurel = le32(b + 228);
-  g_m.ple_vocab = le32(b + 232);
-  g_m.sparse_layers = le32(b + 236);
-  g_m.z = f32_of(le32(b + 240));
-  g_m.softcap = f32_of(le32(b + 244));
-  g_m.q_scale = f32_of(le32(b + 248));
-  g_m.table_format = le32(b + 252);
-  g_m.table_group = le32(b + 256);
-  g_m.table_row_bytes = le32(b + 260);
-  g_m.ple_table = le64(b + 264);
-  g_m.ple_proj_norm = le64(b + 272);
-  g_m.weight_group = le32(b + 280);
-  g_m.weight_scales = le32(b + 284);
-  read_matrix(b + GD_OFF_PLE_PROJ, &g_m.ple_model_proj);
-  read_matrix(b + GD_OFF_ROTATION, &g_m.rotation);
-  const uint32_t off_altup = le32(b + 384), off_layers = le32(b + 388);
-  const uint32_t off_tokens = le32(b + 392), off_rope = le32(b + 396);
-  g_m.logits_stride = le32(b + 400);
-  g_m.wf = le32(b + GD_OFF_WEIGHT_STREAMS);
-  g_m.l2_words = le32(b + GD_OFF_L2_WORDS);
+  gd_block_header h;
+  if (bytes < sizeof h) return bad_block("magic or size");
+  copy_in(&h, b, sizeof h);
+  if (h.magic != GD_MAGIC || h.bytes != bytes) return bad_block("magic or size");
+  g_m.layers = h.layers;
+  g_m.hidden = h.hidden;
+  g_m.heads = h.heads;
+  g_m.kv_heads = h.kv_heads;
+  g_m.head_dim = h.head_dim;
+  g_m.vocab = h.vocab;
+  g_m.tokens = h.tokens;
+  g_m.context = h.context;
+  g_m.lm_tile = h.lm_tile;
+  g_m.rings = h.rings;
+  g_m.eps = h.eps;
+  g_m.flags = h.flags;
+  g_m.scratch = h.scratch;
+  g_m.logits = h.logits;
+  g_m.embed_table = h.embedding;
+  g_m.final_norm = h.final_norm;
+  g_m.lm = h.lm_head;
+  g_m.streams = h.streams;
+  g_m.active = h.active_stream;
+  g_m.ple_dim = h.ple_dim;
+  g_m.laurel = h.laurel_rank;
+  g_m.ple_vocab = h.ple_vocab;
+  g_m.sparse_layers = h.sparse_ffn_layers;
+  g_m.z = h.cutoff_z;
+  g_m.softcap = h.final_softcap;
+  g_m.q_scale = h.q_scale;
+  g_m.table_format = h.table_format;
+  g_m.table_group = h.table_scale_group;
+  g_m.table_row_bytes = h.table_row_bytes;
+  g_m.ple_table = h.ple_table;
+  g_m.ple_proj_norm = h.ple_proj_norm;
+  g_m.weight_group = h.weight_scale_group;
+  g_m.weight_scales = h.weight_scales;
+  g_m.ple_model_proj = h.ple_model_proj;
+  g_m.rotation = h.rotation;
+  const uint32_t off_altup = h.altup_offset, off_layers = h.layers_offset;
+  const uint32_t off_tokens = h.tokens_offset, off_rope = h.rope_offset;
+  g_m.logits_stride = h.logits_stride;
+  g_m.wf = h.weight_streams;
+  g_m.l2_words = h.l2_words;
   if (g_m.l2_words == 0u) g_m.l2_words = GD_L2_WORDS_DEFAULT;
-  for (uint32_t f = 0; f < GD_MAX_WEIGHT_STREAMS; ++f)
-    g_m.wch[f] = b[GD_OFF_WEIGHT_STREAMS + 4 + f];
+  for (uint32_t f = 0; f < GD_MAX_WEIGHT_STREAMS; ++f) g_m.wch[f] = h.weight_channels[f];
   const uint32_t hd = g_m.head_dim, S = g_m.streams;
   if (g_m.layers == 0u || g_m.layers > GD_MAX_LAYERS || g_m.kv_heads == 0u ||
       g_m.heads % g_m.kv_heads != 0u || hd % 16u != 0u || hd > GD_MAX_HEAD_DIM ||
@@ -934,51 +930,46 @@ static int parse(const uint8_t* b, uint32_t bytes) {
     if (g_m.wch[f] >= PCCX_DMA_CHANNELS) return bad_block("weight stream channels");
   if (S == 0u || S > GD_MAX_STREAMS || g_m.active >= S || g_m.ple_dim % 8u != 0u ||
       g_m.ple_dim > CVO_MAX || g_m.layers * g_m.ple_dim > SHAPE_MAX || g_m.laurel > SHAPE_MAX ||
-      g_m.table_format > 2u || g_m.table_row_bytes > sizeof g_row || g_m.lm.rec > sizeof g_row ||
-      (g_m.ple_dim != 0u && g_m.ple_vocab == 0u))
+      g_m.table_format > 2u || g_m.table_row_bytes > sizeof g_row ||
+      g_m.lm.record_bytes > sizeof g_row || (g_m.ple_dim != 0u && g_m.ple_vocab == 0u))
     return bad_block("AltUp, per-layer input or LAuReL fields");
   if ((g_m.flags &
        ~(GD_F_QK_NORM | GD_F_V_NORM | GD_F_ROTATED_K | GD_F_ROTATED_V | GD_F_PART_STARTS)) != 0u ||
       ((g_m.flags & (GD_F_ROTATED_K | GD_F_ROTATED_V)) && g_m.rotation.rows != hd))
     return bad_block("flags");
-  if (off_altup != GD_HEADER_BYTES || off_layers != off_altup + 2u * (S - 1u) * GD_MATRIX_BYTES ||
-      off_tokens != off_layers + g_m.layers * GD_LAYER_BYTES ||
-      off_rope != off_tokens + 4u * g_m.tokens || bytes != off_rope + 4u * hd)
+  if (off_altup != sizeof(gd_block_header) ||
+      off_layers != off_altup + 2u * (S - 1u) * sizeof(gd_block_matrix) ||
+      off_tokens != off_layers + g_m.layers * sizeof(gd_block_layer) ||
+      off_rope != off_tokens + g_m.tokens * sizeof(uint32_t) ||
+      bytes != off_rope + hd * sizeof(float))
     return bad_block("section offsets");
   for (uint32_t j = 0; j + 1u < S; ++j) {
-    read_matrix(b + off_altup + j * GD_MATRIX_BYTES, &g_m.altup_proj[j]);
-    read_matrix(b + off_altup + (S - 1u + j) * GD_MATRIX_BYTES, &g_m.altup_unproj[j]);
+    copy_in(&g_m.altup_proj[j], b + off_altup + j * sizeof(gd_block_matrix),
+            sizeof(gd_block_matrix));
+    copy_in(&g_m.altup_unproj[j], b + off_altup + (S - 1u + j) * sizeof(gd_block_matrix),
+            sizeof(gd_block_matrix));
   }
   g_m.token_ids = b + off_tokens;
   g_m.inv_freq = b + off_rope;
   for (uint32_t t = 0; t < g_m.tokens; ++t)
-    if (le32(g_m.token_ids + 4u * t) >= g_m.vocab) return bad_block("a token id >= vocab");
+    if (token_id(t) >= g_m.vocab) return bad_block("a token id >= vocab");
   for (uint32_t r = 0; r < g_m.rings; ++r) {
-    const uint8_t* p = b + GD_OFF_RINGS + r * GD_RING_BYTES;
-    pccx_kv_handle* h = &g_m.kv[r];
-    pccx_kv_configure(h, le32(p + 16), g_m.kv_heads, le32(p + 24), le32(p + 28), le64(p),
-                      le64(p + 8));
-    if (pccx_kv_set_sinks(h, le32(p + 32)) != PCCX_KV_OK || le32(p + 36) != 0u ||
-        pccx_kv_init(h, le32(p + 20)) != PCCX_KV_OK)
+    const gd_block_ring* g = &h.ring[r];
+    pccx_kv_handle* kv = &g_m.kv[r];
+    pccx_kv_configure(kv, g->layers, g_m.kv_heads, g->k_record_bytes, g->v_record_bytes, g->base,
+                      g->bytes);
+    if (pccx_kv_set_sinks(kv, g->sinks) != PCCX_KV_OK || g->reserved != 0u ||
+        pccx_kv_init(kv, g->max_tokens) != PCCX_KV_OK)
       return fail_msg("KV ring configuration refused", GD_EXIT_KV);
     /* The ring already holds the context: the write position is advanced
      * directly (no prefill is simulated). */
-    h->appended = g_m.context;
+    kv->appended = g_m.context;
   }
   for (uint32_t l = 0; l < g_m.layers; ++l) {
-    const uint8_t* p = b + off_layers + l * GD_LAYER_BYTES;
-    gd_layer* ly = &g_layers[l];
-    ly->ffn = le32(p);
-    ly->ring = le32(p + 4);
-    ly->ring_index = le32(p + 8);
-    ly->stores = le32(p + 12);
-    ly->global = le32(p + 16);
-    ly->sparse = le32(p + 20);
-    for (uint32_t k = 0; k < GD_VECTORS; ++k) ly->v[k] = le64(p + 24 + 8 * k);
-    for (uint32_t k = 0; k < GD_MATRICES; ++k)
-      read_matrix(p + 24 + 8 * GD_VECTORS + k * GD_MATRIX_BYTES, &ly->m[k]);
+    gd_block_layer* ly = &g_layers[l];
+    copy_in(ly, b + off_layers + l * sizeof *ly, sizeof *ly);
     if (ly->ring >= g_m.rings || ly->ffn == 0u || ly->ffn > SHAPE_MAX ||
-        (S > 1u && ly->m[GD_ROUTER].rows != S))
+        (S > 1u && ly->matrices[GD_ROUTER].rows != S))
       return bad_block("a layer record");
   }
   return 0;
@@ -1078,7 +1069,7 @@ int pccx_gemma_decode_run(const uint8_t* block, uint32_t bytes) {
   int any_sparse = 0;
   for (uint32_t l = 0; l < g_m.layers; ++l) {
     if (g_layers[l].ffn > ffn_max) ffn_max = g_layers[l].ffn;
-    any_sparse |= g_layers[l].sparse != 0u;
+    any_sparse |= g_layers[l].sparse_ffn != 0u;
   }
   for (uint32_t r = 0; r < g_m.rings; ++r)
     if (pccx_kv_max_tokens(&g_m.kv[r]) > span_max) span_max = pccx_kv_max_tokens(&g_m.kv[r]);
@@ -1111,7 +1102,7 @@ int pccx_gemma_decode_run(const uint8_t* block, uint32_t bytes) {
     }
     pccx_simctl_counter("kv tokens", kv_tokens);
     part_start(t, "entry", 0, 0);
-    if (stage_token(le32(g_m.token_ids + 4u * t), pos) != 0 || entry() != 0) return GD_EXIT_DMA;
+    if (stage_token(token_id(t), pos) != 0 || entry() != 0) return GD_EXIT_DMA;
     for (uint32_t l = 0; l < g_m.layers; ++l) {
       marker2("token ", t, " layer ", l, 1);
       part_start(t, "layer ", l, 1);
@@ -1139,10 +1130,11 @@ int pccx_gemma_decode_run(const uint8_t* block, uint32_t bytes) {
 
 int pccx_firmware_main(void) {
   static uint8_t block[GD_MAX_BLOCK];
-  uint8_t head[8];
-  pccx_host_read(GD_PARAM_ADDR_DEFAULT, head, 8u);
-  const uint32_t bytes = le32(head + 4);
-  if (le32(head) != GD_MAGIC || bytes < GD_HEADER_BYTES || bytes > GD_MAX_BLOCK)
+  gd_block_header h;
+  /* The magic and the size first. */
+  pccx_host_read(GD_PARAM_ADDR_DEFAULT, &h, (uint32_t)offsetof(gd_block_header, layers));
+  const uint32_t bytes = h.bytes;
+  if (h.magic != GD_MAGIC || bytes < sizeof h || bytes > GD_MAX_BLOCK)
     return fail_msg("no parameter block at 0x10000000", GD_EXIT_BAD_BLOCK);
   pccx_host_read(GD_PARAM_ADDR_DEFAULT, block, bytes);
   return pccx_gemma_decode_run(block, bytes);

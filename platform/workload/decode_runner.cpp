@@ -9,8 +9,6 @@
 #include <sstream>
 #include <stdexcept>
 
-#include "platform/workload/llm/reference_decoder.h"
-#include "platform/workload/llm/weight_image.h"
 #include "models/memory/ddr/ddr_efficiency.h"
 #include "models/npu/units/bf16.h"
 #include "pccx_gemma_decode.h"
@@ -18,18 +16,18 @@
 #include "platform/vp/top/platform_top.h"
 #include "platform/workload/decode_l2_fit.h"
 #include "platform/workload/kv_history.h"
+#include "platform/workload/llm/reference_decoder.h"
+#include "platform/workload/llm/weight_image.h"
 
 namespace pccx::workload {
 
 namespace {
 
-void put32(std::vector<uint8_t>& b, size_t at, uint32_t v) {
-  for (int i = 0; i < 4; ++i) b[at + i] = static_cast<uint8_t>(v >> (8 * i));
-}
-
-void put64(std::vector<uint8_t>& b, size_t at, uint64_t v) {
-  put32(b, at, static_cast<uint32_t>(v));
-  put32(b, at + 4, static_cast<uint32_t>(v >> 32));
+// n objects at byte `at` of b, as they are in memory: the block is little
+// endian, and so are the platform and the board.
+template <class T>
+void put(std::vector<uint8_t>& b, size_t at, const T* v, size_t n = 1) {
+  if (n != 0) std::memcpy(b.data() + at, v, n * sizeof(T));
 }
 
 uint32_t narrow(uint64_t v, const std::string& what) {
@@ -39,16 +37,18 @@ uint32_t narrow(uint64_t v, const std::string& what) {
 
 // A matrix entry: the F parts of llm::plan_ddr (part f = the rows n with
 // n mod F = f), one per weight stream of the GEMV.
-void put_matrix(std::vector<uint8_t>& b, size_t at, const llm::planned_matrix& pm) {
+gd_block_matrix block_matrix(const llm::planned_matrix& pm) {
   if (pm.parts.empty() || pm.parts.size() > GD_MAX_WEIGHT_STREAMS)
     throw std::invalid_argument(pm.shape.name + ": the decode takes 1 to " +
                                 std::to_string(GD_MAX_WEIGHT_STREAMS) +
                                 " weight streams, plan has " + std::to_string(pm.parts.size()));
-  for (size_t f = 0; f < pm.parts.size(); ++f) put64(b, at + 8 * f, pm.parts[f].addr);
-  put32(b, at + 32, pm.shape.rows);
-  put32(b, at + 36, pm.shape.cols);
-  put32(b, at + 40, narrow(pm.record_bytes, pm.shape.name + " record"));
-  put32(b, at + 44, static_cast<uint32_t>(pm.parts.size()));
+  gd_block_matrix r{};
+  for (size_t f = 0; f < pm.parts.size(); ++f) r.part[f] = pm.parts[f].addr;
+  r.rows = pm.shape.rows;
+  r.cols = pm.shape.cols;
+  r.record_bytes = narrow(pm.record_bytes, pm.shape.name + " record");
+  r.parts = static_cast<uint32_t>(pm.parts.size());
+  return r;
 }
 
 uint64_t vector_addr(const llm::ddr_plan& p, int32_t layer, const std::string& name) {
@@ -119,18 +119,11 @@ uint64_t counter(const vp::run_result& r, const std::string& name) {
 
 namespace {
 
-void put_f32(std::vector<uint8_t>& b, size_t at, double v) {
-  const float f = static_cast<float>(v);
-  uint32_t u;
-  std::memcpy(&u, &f, 4);
-  put32(b, at, u);
-}
-
 // A matrix entry by name, or all zero when the model has no such matrix.
-void put_named(std::vector<uint8_t>& b, size_t at, const llm::ddr_plan& plan, int32_t layer,
-               const std::string& name) {
+gd_block_matrix named_matrix(const llm::ddr_plan& plan, int32_t layer, const std::string& name) {
   for (const auto& pm : plan.matrices)
-    if (pm.shape.layer == layer && pm.shape.name == name) return put_matrix(b, at, pm);
+    if (pm.shape.layer == layer && pm.shape.name == name) return block_matrix(pm);
+  return gd_block_matrix{};
 }
 
 uint64_t vector_or_zero(const llm::ddr_plan& p, int32_t layer, const std::string& name) {
@@ -214,21 +207,22 @@ std::vector<uint8_t> decode_param_block(const llm::model_config& m, const llm::d
       throw std::invalid_argument("token id " + std::to_string(id) + " >= vocab " +
                                   std::to_string(m.vocab));
   const uint32_t S = m.altup.streams, d = m.attention.head_dim;
-  const size_t off_altup = GD_HEADER_BYTES;
-  const size_t off_layers = off_altup + 2 * size_t(S - 1) * GD_MATRIX_BYTES;
-  const size_t off_tokens = off_layers + size_t(m.layers) * GD_LAYER_BYTES;
-  const size_t off_rope = off_tokens + 4 * size_t(o.tokens);
-  std::vector<uint8_t> b(off_rope + 4 * size_t(d), 0);
-  put32(b, 0, GD_MAGIC);
-  put32(b, 4, static_cast<uint32_t>(b.size()));
-  put32(b, 8, m.layers);
-  put32(b, 12, m.hidden);
-  put32(b, 16, m.attention.heads);
-  put32(b, 20, m.attention.kv_heads);
-  put32(b, 24, d);
-  put32(b, 28, m.vocab);
-  put32(b, 32, o.tokens);
-  put32(b, 36, o.context);
+  const size_t off_altup = sizeof(gd_block_header);
+  const size_t off_layers = off_altup + 2 * size_t(S - 1) * sizeof(gd_block_matrix);
+  const size_t off_tokens = off_layers + size_t(m.layers) * sizeof(gd_block_layer);
+  const size_t off_rope = off_tokens + sizeof(uint32_t) * size_t(o.tokens);
+  const size_t block_bytes = off_rope + sizeof(float) * size_t(d);
+  gd_block_header h{};
+  h.magic = GD_MAGIC;
+  h.bytes = static_cast<uint32_t>(block_bytes);
+  h.layers = m.layers;
+  h.hidden = m.hidden;
+  h.heads = m.attention.heads;
+  h.kv_heads = m.attention.kv_heads;
+  h.head_dim = d;
+  h.vocab = m.vocab;
+  h.tokens = o.tokens;
+  h.context = o.context;
   // LM-head tiles: whole words, and a multiple of F so every tile starts
   // on the first weight stream.
   const uint32_t tile_step = std::lcm(8u, std::max(plan.weight_streams, 1u));
@@ -236,74 +230,73 @@ std::vector<uint8_t> decode_param_block(const llm::model_config& m, const llm::d
   if (tile < tile_step)
     throw std::invalid_argument("lm_tile " + std::to_string(o.lm_tile) + " is below " +
                                 std::to_string(tile_step) + " rows");
-  put32(b, 40, tile - tile % tile_step);
-  put32(b, 44, static_cast<uint32_t>(plan.kv_rings.size()));
-  put32(b, 48, npu::bf16::from_float(static_cast<float>(m.rms_norm_eps)));
+  h.lm_tile = tile - tile % tile_step;
+  h.rings = static_cast<uint32_t>(plan.kv_rings.size());
+  h.eps = npu::bf16::from_float(static_cast<float>(m.rms_norm_eps));
   uint32_t flags = 0;
   if (m.attention.qk_norm) flags |= GD_F_QK_NORM;
   if (m.attention.v_norm) flags |= GD_F_V_NORM;
   if (kvf.key.kind == kv::kv_kind::rotated) flags |= GD_F_ROTATED_K;
   if (kvf.value.kind == kv::kv_kind::rotated) flags |= GD_F_ROTATED_V;
   if (o.per_layer) flags |= GD_F_PART_STARTS;
-  put32(b, 52, flags);
-  put64(b, 56, at.scratch);
-  put64(b, 64, at.logits);
-  put64(b, 72, m.tie_embeddings ? 0 : plan.find("embedding").base);
-  put64(b, 80, vector_addr(plan, -1, "final_norm"));
-  put_matrix(b, GD_OFF_LM_HEAD, plan.matrix(-1, "lm_head"));
+  h.flags = flags;
+  h.scratch = at.scratch;
+  h.logits = at.logits;
+  h.embedding = m.tie_embeddings ? 0 : plan.find("embedding").base;
+  h.final_norm = vector_addr(plan, -1, "final_norm");
+  h.lm_head = block_matrix(plan.matrix(-1, "lm_head"));
   for (size_t r = 0; r < plan.kv_rings.size(); ++r) {
     const auto& g = plan.kv_rings[r];
-    const size_t p = GD_OFF_RINGS + r * GD_RING_BYTES;
-    put64(b, p, g.base);
-    put64(b, p + 8, g.bytes);
-    put32(b, p + 16, static_cast<uint32_t>(g.layers.size()));
-    put32(b, p + 20, g.max_tokens);
-    put32(b, p + 24, g.k_record_bytes);
-    put32(b, p + 28, g.v_record_bytes);
+    gd_block_ring& ring = h.ring[r];
+    ring.base = g.base;
+    ring.bytes = g.bytes;
+    ring.layers = static_cast<uint32_t>(g.layers.size());
+    ring.max_tokens = g.max_tokens;
+    ring.k_record_bytes = g.k_record_bytes;
+    ring.v_record_bytes = g.v_record_bytes;
     // Sinks on the rings that hold the whole history; a sliding-window
     // ring keeps only the newest tokens, as the model defines it.
-    put32(b, p + 32, g.name == "kv.local" ? 0 : o.sinks);
+    ring.sinks = g.name == "kv.local" ? 0 : o.sinks;
   }
-  put32(b, 216, S);
-  put32(b, 220, m.altup.active_stream);
-  put32(b, 224, m.per_layer_input.dim);
-  put32(b, 228, m.laurel_rank);
-  put32(b, 232, m.per_layer_input.vocab);
-  put32(b, 236, m.sparse_ffn_layers);
-  put_f32(b, 240, m.sparse_ffn_cutoff_z);
-  put_f32(b, 244, m.final_logit_softcap);
-  put_f32(b, 248, m.attention.scale);
+  h.streams = S;
+  h.active_stream = m.altup.active_stream;
+  h.ple_dim = m.per_layer_input.dim;
+  h.laurel_rank = m.laurel_rank;
+  h.ple_vocab = m.per_layer_input.vocab;
+  h.sparse_ffn_layers = m.sparse_ffn_layers;
+  h.cutoff_z = static_cast<float>(m.sparse_ffn_cutoff_z);
+  h.final_softcap = static_cast<float>(m.final_logit_softcap);
+  h.q_scale = static_cast<float>(m.attention.scale);
   const std::string& tf = m.per_layer_input.table_format;
-  put32(b, 252, tf == "int4" ? 0 : tf == "int8" ? 1 : 2);
-  put32(b, 256, m.per_layer_input.table_scale_group);
-  put32(b, 260, narrow(llm::ple_row_bytes(m), "per-layer table row"));
+  h.table_format = tf == "int4" ? 0 : tf == "int8" ? 1 : 2;
+  h.table_scale_group = m.per_layer_input.table_scale_group;
+  h.table_row_bytes = narrow(llm::ple_row_bytes(m), "per-layer table row");
   if (m.has_ple()) {
-    put64(b, 264, plan.find("ple_table").base);
-    put64(b, 272, vector_addr(plan, -1, "ple_proj_norm"));
+    h.ple_table = plan.find("ple_table").base;
+    h.ple_proj_norm = vector_addr(plan, -1, "ple_proj_norm");
   }
-  put32(b, 280, m.weights.scale_group);
-  put32(b, 284, m.weights.scales ? 1 : 0);
-  put_named(b, GD_OFF_PLE_PROJ, plan, -1, "ple_model_proj");
+  h.weight_scale_group = m.weights.scale_group;
+  h.weight_scales = m.weights.scales ? 1 : 0;
+  h.ple_model_proj = named_matrix(plan, -1, "ple_model_proj");
   if ((flags & (GD_F_ROTATED_K | GD_F_ROTATED_V)) && !at.rotation.parts.empty())
-    put_matrix(b, GD_OFF_ROTATION, at.rotation);
-  put32(b, 384, static_cast<uint32_t>(off_altup));
-  put32(b, 388, static_cast<uint32_t>(off_layers));
-  put32(b, 392, static_cast<uint32_t>(off_tokens));
-  put32(b, 396, static_cast<uint32_t>(off_rope));
-  put32(b, 400, at.logits_stride);
-  put32(b, GD_OFF_WEIGHT_STREAMS, plan.weight_streams);
+    h.rotation = block_matrix(at.rotation);
+  h.altup_offset = static_cast<uint32_t>(off_altup);
+  h.layers_offset = static_cast<uint32_t>(off_layers);
+  h.tokens_offset = static_cast<uint32_t>(off_tokens);
+  h.rope_offset = static_cast<uint32_t>(off_rope);
+  h.logits_stride = at.logits_stride;
+  h.weight_streams = plan.weight_streams;
   if (at.weight_channels.size() != plan.weight_streams)
     throw std::invalid_argument("the plan has " + std::to_string(plan.weight_streams) +
                                 " weight streams, the block names " +
                                 std::to_string(at.weight_channels.size()) + " channels");
-  for (size_t f = 0; f < at.weight_channels.size(); ++f)
-    b[GD_OFF_WEIGHT_STREAMS + 4 + f] = at.weight_channels[f];
-  put32(b, GD_OFF_L2_WORDS, at.l2_words);
+  for (size_t f = 0; f < at.weight_channels.size() && f < GD_MAX_WEIGHT_STREAMS; ++f)
+    h.weight_channels[f] = at.weight_channels[f];
+  h.l2_words = at.l2_words;
+  std::vector<gd_block_matrix> altup(2 * size_t(S - 1), gd_block_matrix{});
   for (uint32_t j = 1; j < S; ++j) {
-    put_named(b, off_altup + (j - 1) * GD_MATRIX_BYTES, plan, -1,
-              "altup_proj." + std::to_string(j));
-    put_named(b, off_altup + (S - 1 + j - 1) * GD_MATRIX_BYTES, plan, -1,
-              "altup_unproj." + std::to_string(j));
+    altup[j - 1] = named_matrix(plan, -1, "altup_proj." + std::to_string(j));
+    altup[S - 1 + j - 1] = named_matrix(plan, -1, "altup_unproj." + std::to_string(j));
   }
   static const char* const vectors[GD_VECTORS] = {"input_norm",
                                                   "post_attn_norm",
@@ -320,28 +313,33 @@ std::vector<uint8_t> decode_param_block(const llm::model_config& m, const llm::d
   static const char* const matrices[GD_MATRICES] = {
       "attn_q",   "attn_k",       "attn_v",      "attn_o",       "ffn_gate", "ffn_up",
       "ffn_down", "altup_router", "laurel_left", "laurel_right", "ple_gate", "ple_proj"};
+  std::vector<gd_block_layer> layers(m.layers, gd_block_layer{});
   for (uint32_t l = 0; l < m.layers; ++l) {
-    const size_t p = off_layers + size_t(l) * GD_LAYER_BYTES;
+    gd_block_layer& ly = layers[l];
     const int32_t li = static_cast<int32_t>(l);
     const auto loc = plan.kv_of(m, l);
-    put32(b, p, m.ffn_of(l));
-    put32(b, p + 4, static_cast<uint32_t>(loc.group - plan.kv_rings.data()));
-    put32(b, p + 8, loc.index);
-    put32(b, p + 12, m.stores_kv(l) ? 1 : 0);
-    put32(b, p + 16, m.is_global(l) ? 1 : 0);
-    put32(b, p + 20, l < m.sparse_ffn_layers ? 1 : 0);
-    for (uint32_t k = 0; k < GD_VECTORS; ++k)
-      put64(b, p + 24 + 8 * k, vector_or_zero(plan, li, vectors[k]));
-    for (uint32_t k = 0; k < GD_MATRICES; ++k)
-      put_named(b, p + 24 + 8 * GD_VECTORS + k * GD_MATRIX_BYTES, plan, li, matrices[k]);
+    ly.ffn = m.ffn_of(l);
+    ly.ring = static_cast<uint32_t>(loc.group - plan.kv_rings.data());
+    ly.ring_index = loc.index;
+    ly.stores_kv = m.stores_kv(l) ? 1 : 0;
+    ly.global = m.is_global(l) ? 1 : 0;
+    ly.sparse_ffn = l < m.sparse_ffn_layers ? 1 : 0;
+    for (uint32_t k = 0; k < GD_VECTORS; ++k) ly.vectors[k] = vector_or_zero(plan, li, vectors[k]);
+    for (uint32_t k = 0; k < GD_MATRICES; ++k) ly.matrices[k] = named_matrix(plan, li, matrices[k]);
   }
-  for (uint32_t t = 0; t < o.tokens; ++t) put32(b, off_tokens + 4 * t, ids[t]);
   // RoPE inverse frequencies theta^(-2m/d), local then global.
+  std::vector<float> rope(d, 0.0f);
   for (int global = 0; global < 2; ++global) {
     const double theta = global ? m.attention.rope_theta_global : m.attention.rope_theta_local;
     for (uint32_t i = 0; i < d / 2; ++i)
-      put_f32(b, off_rope + 4 * (global * (d / 2) + i), std::pow(theta, -2.0 * i / d));
+      rope[global * (d / 2) + i] = static_cast<float>(std::pow(theta, -2.0 * i / d));
   }
+  std::vector<uint8_t> b(block_bytes, 0);
+  put(b, 0, &h);
+  put(b, off_altup, altup.data(), altup.size());
+  put(b, off_layers, layers.data(), layers.size());
+  put(b, off_tokens, ids.data(), ids.size());
+  put(b, off_rope, rope.data(), rope.size());
   return b;
 }
 
@@ -524,8 +522,7 @@ decode_report run_decode(const config::platform_config& base, const llm::model_c
   // The bound of this configuration: its effective DDR bandwidth and GEMV
   // peak, so a what-if moves the bound with the latency.
   llm::roofline_inputs in;
-  in.ddr_bytes_per_second =
-      mem::derive_efficiency(cfg.ddr).effective_bytes_per_s;
+  in.ddr_bytes_per_second = mem::derive_efficiency(cfg.ddr).effective_bytes_per_s;
   in.macs_per_second = gemv_peak * cfg.clocks.core_mhz * 1e6;
   for (uint32_t t = 0; t < o.tokens; ++t) {
     // A capped ring attends at most ring_cap tokens.
