@@ -1,5 +1,5 @@
 /* The parameter block of the decode program (firmware/programs/
- * gemma_decode.c) and its entry with the block in memory. The host side
+ * gemma_decode/) and its entry with the block in memory. The host side
  * (platform/workload/decode_runner) writes the block; docs/models/decode.md
  * describes every field, docs/models/decode-model.md the arithmetic.
  *
