@@ -1,10 +1,11 @@
 #!/bin/sh
 # firmware_cross_compile_aarch64: builds the uCA driver, the sim-control
 # helpers, the DMA helpers, the KV-cache ring manager, the KV260 bare-metal
-# HAL and every firmware program in firmware/programs/*.c for AArch64 as
-# freestanding code, links each program into a static executable (unresolved
-# symbols fail the link) and checks that the result is an AArch64 ELF
-# executable.
+# HAL and every firmware program for AArch64 as freestanding code (a program
+# is firmware/programs/<name>.c, or every .c file of a folder
+# firmware/programs/<name>/), links each program into a static executable
+# (unresolved symbols, and symbols two of its files both define, fail the
+# link) and checks that the result is an AArch64 ELF executable.
 #
 # usage: cross_compile_test.sh FIRMWARE_DIR WORK_DIR
 # env:   PCCX_AARCH64_CC  cross compiler (default aarch64-linux-gnu-gcc)
@@ -59,13 +60,20 @@ check_elf() { # file
   esac
 }
 
-link_program() { # src name
-  obj="$OUT/programs/$2.o"
-  elf="$OUT/programs/$2.elf"
-  compile "$1" "$obj"
+link_program() { # name src...
+  name=$1
+  shift
+  elf="$OUT/programs/$name.elf"
+  mkdir -p "$OUT/programs/$name"
+  objs=""
+  for src in "$@"; do
+    obj="$OUT/programs/$name/$(basename "$src" .c).o"
+    compile "$src" "$obj"
+    objs="$objs $obj"
+  done
   echo "LD  $elf"
   # shellcheck disable=SC2086
-  "$CC" $LDFLAGS -o "$elf" "$obj" $DRIVER_OBJS -lgcc
+  "$CC" $LDFLAGS -o "$elf" $objs $DRIVER_OBJS -lgcc
   check_elf "$elf"
 }
 
@@ -140,12 +148,19 @@ int pccx_firmware_main(void) {
   return 0;
 }
 PROG
-link_program "$OUT/driver_link_check.c" driver_link_check
+link_program driver_link_check "$OUT/driver_link_check.c"
 
 count=0
 for src in "$FW"/programs/*.c; do
   [ -e "$src" ] || continue
-  link_program "$src" "$(basename "$src" .c)"
+  link_program "$(basename "$src" .c)" "$src"
+  count=$((count + 1))
+done
+for dir in "$FW"/programs/*/; do
+  [ -d "$dir" ] || continue
+  set -- "$dir"*.c
+  [ -e "$1" ] || continue
+  link_program "$(basename "$dir")" "$@"
   count=$((count + 1))
 done
 

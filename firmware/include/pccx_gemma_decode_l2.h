@@ -1,4 +1,4 @@
-/* The L2 layout of the decode program (firmware/programs/gemma_decode.c):
+/* The L2 layout of the decode program (firmware/programs/gemma_decode/):
  * every activation buffer, in 128-bit words, from the model's dimensions.
  * One definition for the firmware, which places its buffers with it, and
  * for the host (platform/workload/decode_runner), which rejects a model

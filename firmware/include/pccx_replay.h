@@ -5,16 +5,12 @@
  * from a .memh file and a DMA file (docs/guides/cli.md); the built-in program's
  * entry reads it from DDR at PCCX_REPLAY_ADDR_DEFAULT.
  *
- * Block, little endian:
- *   0 u32 magic PCCX_REPLAY_MAGIC ("RPL1")   4 u32 total bytes
- *   8 u32 words W   12 u32 descriptors D   16 u32 flags (PCCX_REPLAY_F_*)
- *  20 u32 offset of the descriptors   24 u32 offset of the words (8-aligned)
- *  28 u32 0   32 u64 deadline: simulated ns by which the waits give up (0: none)
- * Descriptor (PCCX_REPLAY_DESC_BYTES): u64 DDR address, u32 bytes, u32
- *   before (the index of the word it is submitted before; W: after the
- *   last word), u8 channel (PCCX_DMA_*), u8 class (PCCX_DMA_CLASS_*), u8
- *   tag, u8 0, u32 0. Descriptors are listed in submission order.
- * Words: W x u64.
+ * Block: a pccx_replay_header, the descriptors (pccx_replay_descriptor,
+ * in submission order) at its descriptors_offset, the words (W x u64) at
+ * its words_offset (8-aligned). All values little endian: both sides copy
+ * the structs byte for byte, which holds because the platform and the
+ * board are little endian. The block may sit at any address, so the
+ * program copies each struct and word out of it.
  *
  * Flow control: before writing a word the program knows how many free
  * CMD_IN slots it has (CMD_DEPTH, then CMD_LEVEL when its count runs out);
@@ -38,20 +34,83 @@
 #ifndef PCCX_REPLAY_H
 #define PCCX_REPLAY_H
 
+#include <stddef.h>
 #include <stdint.h>
 
 #ifdef __cplusplus
 extern "C" {
 #endif
 
+#ifdef __cplusplus
+#define PCCX_REPLAY_STATIC_ASSERT static_assert
+#else
+#define PCCX_REPLAY_STATIC_ASSERT _Static_assert
+#endif
+
 #define PCCX_REPLAY_ADDR_DEFAULT 0x10000000ull
 #define PCCX_REPLAY_MAGIC 0x314C5052u /* "RPL1" */
-#define PCCX_REPLAY_HEADER_BYTES 40u
-#define PCCX_REPLAY_DESC_BYTES 24u
 #define PCCX_REPLAY_MAX_DESCRIPTORS 4096u
 #define PCCX_REPLAY_MAX_BLOCK (1u << 20) /* the built-in entry's buffer */
 
 #define PCCX_REPLAY_F_KEEP_GOING 1u /* clear NPU errors and go on */
+
+typedef struct {
+  uint32_t magic;              /* PCCX_REPLAY_MAGIC */
+  uint32_t bytes;              /* of the whole block */
+  uint32_t words;              /* W */
+  uint32_t descriptors;        /* D */
+  uint32_t flags;              /* PCCX_REPLAY_F_* */
+  uint32_t descriptors_offset; /* in the block */
+  uint32_t words_offset;       /* in the block, 8-aligned */
+  uint32_t reserved;           /* 0 */
+  uint64_t deadline_ns;        /* simulated ns by which the waits give up (0: none) */
+} pccx_replay_header;
+
+typedef struct {
+  uint64_t addr;  /* DDR address */
+  uint32_t bytes; /* transfer length */
+  /* The index of the word it is submitted before (W: after the last word). */
+  uint32_t before;
+  uint8_t channel;   /* PCCX_DMA_* */
+  uint8_t cls;       /* PCCX_DMA_CLASS_* */
+  uint8_t tag;       /* 0 .. PCCX_DMA_TAG_MASK */
+  uint8_t reserved0; /* 0 */
+  uint32_t reserved; /* 0 */
+} pccx_replay_descriptor;
+
+PCCX_REPLAY_STATIC_ASSERT(offsetof(pccx_replay_header, magic) == 0u, "pccx_replay_header.magic");
+PCCX_REPLAY_STATIC_ASSERT(offsetof(pccx_replay_header, bytes) == 4u, "pccx_replay_header.bytes");
+PCCX_REPLAY_STATIC_ASSERT(offsetof(pccx_replay_header, words) == 8u, "pccx_replay_header.words");
+PCCX_REPLAY_STATIC_ASSERT(offsetof(pccx_replay_header, descriptors) == 12u,
+                          "pccx_replay_header.descriptors");
+PCCX_REPLAY_STATIC_ASSERT(offsetof(pccx_replay_header, flags) == 16u, "pccx_replay_header.flags");
+PCCX_REPLAY_STATIC_ASSERT(offsetof(pccx_replay_header, descriptors_offset) == 20u,
+                          "pccx_replay_header.descriptors_offset");
+PCCX_REPLAY_STATIC_ASSERT(offsetof(pccx_replay_header, words_offset) == 24u,
+                          "pccx_replay_header.words_offset");
+PCCX_REPLAY_STATIC_ASSERT(offsetof(pccx_replay_header, reserved) == 28u,
+                          "pccx_replay_header.reserved");
+PCCX_REPLAY_STATIC_ASSERT(offsetof(pccx_replay_header, deadline_ns) == 32u,
+                          "pccx_replay_header.deadline_ns");
+PCCX_REPLAY_STATIC_ASSERT(sizeof(pccx_replay_header) == 40u, "pccx_replay_header size");
+
+PCCX_REPLAY_STATIC_ASSERT(offsetof(pccx_replay_descriptor, addr) == 0u,
+                          "pccx_replay_descriptor.addr");
+PCCX_REPLAY_STATIC_ASSERT(offsetof(pccx_replay_descriptor, bytes) == 8u,
+                          "pccx_replay_descriptor.bytes");
+PCCX_REPLAY_STATIC_ASSERT(offsetof(pccx_replay_descriptor, before) == 12u,
+                          "pccx_replay_descriptor.before");
+PCCX_REPLAY_STATIC_ASSERT(offsetof(pccx_replay_descriptor, channel) == 16u,
+                          "pccx_replay_descriptor.channel");
+PCCX_REPLAY_STATIC_ASSERT(offsetof(pccx_replay_descriptor, cls) == 17u,
+                          "pccx_replay_descriptor.cls");
+PCCX_REPLAY_STATIC_ASSERT(offsetof(pccx_replay_descriptor, tag) == 18u,
+                          "pccx_replay_descriptor.tag");
+PCCX_REPLAY_STATIC_ASSERT(offsetof(pccx_replay_descriptor, reserved0) == 19u,
+                          "pccx_replay_descriptor.reserved0");
+PCCX_REPLAY_STATIC_ASSERT(offsetof(pccx_replay_descriptor, reserved) == 20u,
+                          "pccx_replay_descriptor.reserved");
+PCCX_REPLAY_STATIC_ASSERT(sizeof(pccx_replay_descriptor) == 24u, "pccx_replay_descriptor size");
 
 /* Status polls without progress (BYTES_DONE unchanged) after which a
  * descriptor counts as never completing. */

@@ -29,12 +29,10 @@ static uint32_t g_status_depth[PCCX_DMA_CHANNELS], g_class[PCCX_DMA_CHANNELS];
 static uint64_t g_deadline;
 static int g_dma_failed, g_npu_failed;
 
-static uint32_t le32(const uint8_t* p) {
-  return (uint32_t)p[0] | (uint32_t)p[1] << 8 | (uint32_t)p[2] << 16 | (uint32_t)p[3] << 24;
-}
-
-static uint64_t le64(const uint8_t* p) {
-  return (uint64_t)le32(p) | (uint64_t)le32(p + 4) << 32;
+/* The block may sit at any address: structs and words are copied out of
+ * it (little endian, as the CPU). */
+static void copy_in(void* dst, const uint8_t* src, uint32_t bytes) {
+  __builtin_memcpy(dst, src, bytes);
 }
 
 /* "replay: <what> descriptor K" */
@@ -163,25 +161,28 @@ int pccx_replay_run(const uint8_t* block, uint32_t bytes) {
     pccx_simctl_print("replay: the NPU does not answer");
     return PCCX_REPLAY_EXIT_NO_NPU;
   }
-  if (bytes < PCCX_REPLAY_HEADER_BYTES || le32(block) != PCCX_REPLAY_MAGIC)
-    return bad_block("no replay header");
-  const uint32_t total = le32(block + 4), nwords = le32(block + 8);
-  const uint32_t flags = le32(block + 16), desc_off = le32(block + 20), word_off = le32(block + 24);
-  g_ndesc = le32(block + 12);
-  g_deadline = le64(block + 32);
+  pccx_replay_header h;
+  if (bytes < sizeof h) return bad_block("no replay header");
+  copy_in(&h, block, sizeof h);
+  if (h.magic != PCCX_REPLAY_MAGIC) return bad_block("no replay header");
+  const uint32_t total = h.bytes, nwords = h.words;
+  const uint32_t flags = h.flags, desc_off = h.descriptors_offset, word_off = h.words_offset;
+  g_ndesc = h.descriptors;
+  g_deadline = h.deadline_ns;
   if (total > bytes || g_ndesc > PCCX_REPLAY_MAX_DESCRIPTORS ||
-      desc_off + (uint64_t)g_ndesc * PCCX_REPLAY_DESC_BYTES > total ||
-      word_off + (uint64_t)nwords * 8u > total || (word_off & 7u) != 0u)
+      desc_off + (uint64_t)g_ndesc * sizeof(pccx_replay_descriptor) > total ||
+      word_off + (uint64_t)nwords * sizeof(uint64_t) > total || word_off % sizeof(uint64_t) != 0u)
     return bad_block("sizes and offsets do not fit the block");
   for (uint32_t k = 0; k < g_ndesc; ++k) {
-    const uint8_t* p = block + desc_off + k * PCCX_REPLAY_DESC_BYTES;
+    pccx_replay_descriptor r;
+    copy_in(&r, block + desc_off + k * sizeof r, sizeof r);
     descriptor* d = &g_desc[k];
-    d->addr = le64(p);
-    d->bytes = le32(p + 8);
-    d->before = le32(p + 12);
-    d->channel = p[16];
-    d->cls = p[17];
-    d->tag = p[18];
+    d->addr = r.addr;
+    d->bytes = r.bytes;
+    d->before = r.before;
+    d->channel = r.channel;
+    d->cls = r.cls;
+    d->tag = r.tag;
     if (d->channel >= PCCX_DMA_CHANNELS || d->cls > PCCX_DMA_CLASS_LAST ||
         d->tag > PCCX_DMA_TAG_MASK || d->before > nwords ||
         (k > 0u && d->before < g_desc[k - 1u].before))
@@ -216,7 +217,9 @@ int pccx_replay_run(const uint8_t* block, uint32_t bytes) {
       credit = 1u; /* the write is held until a slot frees */
     }
     if (stopped) break;
-    uca_hal_issue_instr(le64(block + word_off + 8u * i));
+    uint64_t word;
+    copy_in(&word, block + word_off + i * sizeof word, sizeof word);
+    uca_hal_issue_instr(word);
     --credit;
     ++sent;
   }
@@ -254,11 +257,11 @@ int pccx_replay_run(const uint8_t* block, uint32_t bytes) {
 
 int pccx_firmware_main(void) {
   static uint8_t block[PCCX_REPLAY_MAX_BLOCK];
-  uint8_t head[8];
-  pccx_host_read(PCCX_REPLAY_ADDR_DEFAULT, head, 8u);
-  const uint32_t bytes = le32(head + 4);
-  if (le32(head) != PCCX_REPLAY_MAGIC || bytes < PCCX_REPLAY_HEADER_BYTES ||
-      bytes > PCCX_REPLAY_MAX_BLOCK)
+  pccx_replay_header h;
+  /* The magic and the size first. */
+  pccx_host_read(PCCX_REPLAY_ADDR_DEFAULT, &h, (uint32_t)offsetof(pccx_replay_header, words));
+  const uint32_t bytes = h.bytes;
+  if (h.magic != PCCX_REPLAY_MAGIC || bytes < sizeof h || bytes > PCCX_REPLAY_MAX_BLOCK)
     return bad_block("no replay block at 0x10000000");
   pccx_host_read(PCCX_REPLAY_ADDR_DEFAULT, block, bytes);
   return pccx_replay_run(block, bytes);

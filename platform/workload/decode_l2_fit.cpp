@@ -1,18 +1,24 @@
 #include "platform/workload/decode_l2_fit.h"
 
 #include <algorithm>
+#include <cstring>
 
-#include "platform/workload/llm/model_shapes.h"
 #include "pccx_gemma_decode.h"
+#include "platform/workload/llm/model_shapes.h"
 
 namespace pccx::workload {
 
 namespace {
 
-uint32_t get32(const std::vector<uint8_t>& b, size_t at) {
-  if (at + 4 > b.size()) throw std::out_of_range("decode parameter block too short");
-  return uint32_t(b[at]) | uint32_t(b[at + 1]) << 8 | uint32_t(b[at + 2]) << 16 |
-         uint32_t(b[at + 3]) << 24;
+// The struct at byte `at` of the block, copied out as it is in memory (the
+// block is little endian, and so is the platform).
+template <class T>
+T get(const std::vector<uint8_t>& b, size_t at) {
+  if (at > b.size() || sizeof(T) > b.size() - at)
+    throw std::out_of_range("decode parameter block too short");
+  T v;
+  std::memcpy(&v, b.data() + at, sizeof(T));
+  return v;
 }
 
 constexpr uint32_t kShapeMax = 65535;  // a shape extent is 16 bits
@@ -20,25 +26,24 @@ constexpr uint32_t kShapeMax = 65535;  // a shape extent is 16 bits
 }  // namespace
 
 gd_l2_shape l2_shape_of_block(const std::vector<uint8_t>& b) {
+  const auto h = get<gd_block_header>(b, 0);
   gd_l2_shape s{};
-  s.layers = get32(b, 8);
-  s.hidden = get32(b, 12);
-  s.heads = get32(b, 16);
-  s.kv_heads = get32(b, 20);
-  s.head_dim = get32(b, 24);
-  s.vocab = get32(b, 28);
-  s.lm_tile = get32(b, 40);
-  s.streams = get32(b, 216);
-  s.ple_dim = get32(b, 224);
-  s.laurel = get32(b, 228);
-  const uint32_t rings = get32(b, 44);
-  for (uint32_t r = 0; r < rings && r < 2; ++r)
-    s.span_max = std::max(s.span_max, get32(b, GD_OFF_RINGS + r * GD_RING_BYTES + 20));
-  const uint32_t off_layers = get32(b, 388);
+  s.layers = h.layers;
+  s.hidden = h.hidden;
+  s.heads = h.heads;
+  s.kv_heads = h.kv_heads;
+  s.head_dim = h.head_dim;
+  s.vocab = h.vocab;
+  s.lm_tile = h.lm_tile;
+  s.streams = h.streams;
+  s.ple_dim = h.ple_dim;
+  s.laurel = h.laurel_rank;
+  for (uint32_t r = 0; r < h.rings && r < GD_MAX_RINGS; ++r)
+    s.span_max = std::max(s.span_max, h.ring[r].max_tokens);
   for (uint32_t l = 0; l < s.layers; ++l) {
-    const size_t p = off_layers + size_t(l) * GD_LAYER_BYTES;
-    s.ffn_max = std::max(s.ffn_max, get32(b, p));
-    if (get32(b, p + 20) != 0) s.any_sparse = 1;
+    const auto ly = get<gd_block_layer>(b, h.layers_offset + size_t(l) * sizeof(gd_block_layer));
+    s.ffn_max = std::max(s.ffn_max, ly.ffn);
+    if (ly.sparse_ffn != 0) s.any_sparse = 1;
   }
   return s;
 }

@@ -9,8 +9,6 @@
 #include <sstream>
 #include <stdexcept>
 
-#include "platform/workload/llm/reference_decoder.h"
-#include "platform/workload/llm/weight_image.h"
 #include "models/memory/ddr/ddr_efficiency.h"
 #include "models/npu/units/bf16.h"
 #include "pccx_gemma_decode.h"
@@ -18,18 +16,18 @@
 #include "platform/vp/top/platform_top.h"
 #include "platform/workload/decode_l2_fit.h"
 #include "platform/workload/kv_history.h"
+#include "platform/workload/llm/reference_decoder.h"
+#include "platform/workload/llm/weight_image.h"
 
 namespace pccx::workload {
 
 namespace {
 
-void put32(std::vector<uint8_t>& b, size_t at, uint32_t v) {
-  for (int i = 0; i < 4; ++i) b[at + i] = static_cast<uint8_t>(v >> (8 * i));
-}
-
-void put64(std::vector<uint8_t>& b, size_t at, uint64_t v) {
-  put32(b, at, static_cast<uint32_t>(v));
-  put32(b, at + 4, static_cast<uint32_t>(v >> 32));
+// n objects at byte `at` of b, as they are in memory: the block is little
+// endian, and so are the platform and the board.
+template <class T>
+void put(std::vector<uint8_t>& b, size_t at, const T* v, size_t n = 1) {
+  if (n != 0) std::memcpy(b.data() + at, v, n * sizeof(T));
 }
 
 uint32_t narrow(uint64_t v, const std::string& what) {
@@ -39,16 +37,18 @@ uint32_t narrow(uint64_t v, const std::string& what) {
 
 // A matrix entry: the F parts of llm::plan_ddr (part f = the rows n with
 // n mod F = f), one per weight stream of the GEMV.
-void put_matrix(std::vector<uint8_t>& b, size_t at, const llm::planned_matrix& pm) {
+gd_block_matrix block_matrix(const llm::planned_matrix& pm) {
   if (pm.parts.empty() || pm.parts.size() > GD_MAX_WEIGHT_STREAMS)
     throw std::invalid_argument(pm.shape.name + ": the decode takes 1 to " +
                                 std::to_string(GD_MAX_WEIGHT_STREAMS) +
                                 " weight streams, plan has " + std::to_string(pm.parts.size()));
-  for (size_t f = 0; f < pm.parts.size(); ++f) put64(b, at + 8 * f, pm.parts[f].addr);
-  put32(b, at + 32, pm.shape.rows);
-  put32(b, at + 36, pm.shape.cols);
-  put32(b, at + 40, narrow(pm.record_bytes, pm.shape.name + " record"));
-  put32(b, at + 44, static_cast<uint32_t>(pm.parts.size()));
+  gd_block_matrix r{};
+  for (size_t f = 0; f < pm.parts.size(); ++f) r.part[f] = pm.parts[f].addr;
+  r.rows = pm.shape.rows;
+  r.cols = pm.shape.cols;
+  r.record_bytes = narrow(pm.record_bytes, pm.shape.name + " record");
+  r.parts = static_cast<uint32_t>(pm.parts.size());
+  return r;
 }
 
 uint64_t vector_addr(const llm::ddr_plan& p, int32_t layer, const std::string& name) {
@@ -119,18 +119,11 @@ uint64_t counter(const vp::run_result& r, const std::string& name) {
 
 namespace {
 
-void put_f32(std::vector<uint8_t>& b, size_t at, double v) {
-  const float f = static_cast<float>(v);
-  uint32_t u;
-  std::memcpy(&u, &f, 4);
-  put32(b, at, u);
-}
-
 // A matrix entry by name, or all zero when the model has no such matrix.
-void put_named(std::vector<uint8_t>& b, size_t at, const llm::ddr_plan& plan, int32_t layer,
-               const std::string& name) {
+gd_block_matrix named_matrix(const llm::ddr_plan& plan, int32_t layer, const std::string& name) {
   for (const auto& pm : plan.matrices)
-    if (pm.shape.layer == layer && pm.shape.name == name) return put_matrix(b, at, pm);
+    if (pm.shape.layer == layer && pm.shape.name == name) return block_matrix(pm);
+  return gd_block_matrix{};
 }
 
 uint64_t vector_or_zero(const llm::ddr_plan& p, int32_t layer, const std::string& name) {
@@ -188,9 +181,26 @@ std::vector<uint32_t> default_token_ids(const llm::model_config& m, uint32_t n) 
   return ids;
 }
 
-std::vector<uint8_t> decode_param_block(const llm::model_config& m, const llm::ddr_plan& plan,
-                                        const decode_options& o, const block_addresses& at,
-                                        const llm::kv_formats& kvf) {
+namespace {
+
+// Where each section of the block starts, and its size (pccx_gemma_decode.h).
+struct block_layout {
+  size_t altup = 0, layers = 0, tokens = 0, rope = 0, bytes = 0;
+};
+
+block_layout layout_of(const llm::model_config& m, uint32_t tokens) {
+  block_layout l;
+  l.altup = sizeof(gd_block_header);
+  l.layers = l.altup + 2 * size_t(m.altup.streams - 1) * sizeof(gd_block_matrix);
+  l.tokens = l.layers + size_t(m.layers) * sizeof(gd_block_layer);
+  l.rope = l.tokens + sizeof(uint32_t) * size_t(tokens);
+  l.bytes = l.rope + sizeof(float) * size_t(m.attention.head_dim);
+  return l;
+}
+
+// The model and options against what the program handles; the token ids.
+std::vector<uint32_t> decodable_ids(const llm::model_config& m, const llm::ddr_plan& plan,
+                                    const decode_options& o) {
   if (plan.kv_rings.empty() || plan.kv_rings.size() > 2)
     throw std::invalid_argument("the decode handles one or two KV ring groups");
   if (o.lm_tile == 0 || o.lm_tile > 2048)
@@ -204,8 +214,7 @@ std::vector<uint8_t> decode_param_block(const llm::model_config& m, const llm::d
   if (m.altup.streams > GD_MAX_STREAMS)
     throw std::invalid_argument("altup.streams: the decode program takes at most " +
                                 std::to_string(GD_MAX_STREAMS));
-  const std::vector<uint32_t> ids =
-      o.token_ids.empty() ? default_token_ids(m, o.tokens) : o.token_ids;
+  std::vector<uint32_t> ids = o.token_ids.empty() ? default_token_ids(m, o.tokens) : o.token_ids;
   if (ids.size() != o.tokens)
     throw std::invalid_argument("token_ids: " + std::to_string(ids.size()) + " ids for " +
                                 std::to_string(o.tokens) + " tokens");
@@ -213,22 +222,22 @@ std::vector<uint8_t> decode_param_block(const llm::model_config& m, const llm::d
     if (id >= m.vocab)
       throw std::invalid_argument("token id " + std::to_string(id) + " >= vocab " +
                                   std::to_string(m.vocab));
-  const uint32_t S = m.altup.streams, d = m.attention.head_dim;
-  const size_t off_altup = GD_HEADER_BYTES;
-  const size_t off_layers = off_altup + 2 * size_t(S - 1) * GD_MATRIX_BYTES;
-  const size_t off_tokens = off_layers + size_t(m.layers) * GD_LAYER_BYTES;
-  const size_t off_rope = off_tokens + 4 * size_t(o.tokens);
-  std::vector<uint8_t> b(off_rope + 4 * size_t(d), 0);
-  put32(b, 0, GD_MAGIC);
-  put32(b, 4, static_cast<uint32_t>(b.size()));
-  put32(b, 8, m.layers);
-  put32(b, 12, m.hidden);
-  put32(b, 16, m.attention.heads);
-  put32(b, 20, m.attention.kv_heads);
-  put32(b, 24, d);
-  put32(b, 28, m.vocab);
-  put32(b, 32, o.tokens);
-  put32(b, 36, o.context);
+  return ids;
+}
+
+// The header's dimensions, LM-head tile, eps and flags.
+void put_dimensions(gd_block_header& h, const llm::model_config& m, const llm::ddr_plan& plan,
+                    const decode_options& o, const llm::kv_formats& kvf, const block_layout& l) {
+  h.magic = GD_MAGIC;
+  h.bytes = static_cast<uint32_t>(l.bytes);
+  h.layers = m.layers;
+  h.hidden = m.hidden;
+  h.heads = m.attention.heads;
+  h.kv_heads = m.attention.kv_heads;
+  h.head_dim = m.attention.head_dim;
+  h.vocab = m.vocab;
+  h.tokens = o.tokens;
+  h.context = o.context;
   // LM-head tiles: whole words, and a multiple of F so every tile starts
   // on the first weight stream.
   const uint32_t tile_step = std::lcm(8u, std::max(plan.weight_streams, 1u));
@@ -236,222 +245,310 @@ std::vector<uint8_t> decode_param_block(const llm::model_config& m, const llm::d
   if (tile < tile_step)
     throw std::invalid_argument("lm_tile " + std::to_string(o.lm_tile) + " is below " +
                                 std::to_string(tile_step) + " rows");
-  put32(b, 40, tile - tile % tile_step);
-  put32(b, 44, static_cast<uint32_t>(plan.kv_rings.size()));
-  put32(b, 48, npu::bf16::from_float(static_cast<float>(m.rms_norm_eps)));
+  h.lm_tile = tile - tile % tile_step;
+  h.rings = static_cast<uint32_t>(plan.kv_rings.size());
+  h.eps = npu::bf16::from_float(static_cast<float>(m.rms_norm_eps));
   uint32_t flags = 0;
   if (m.attention.qk_norm) flags |= GD_F_QK_NORM;
   if (m.attention.v_norm) flags |= GD_F_V_NORM;
   if (kvf.key.kind == kv::kv_kind::rotated) flags |= GD_F_ROTATED_K;
   if (kvf.value.kind == kv::kv_kind::rotated) flags |= GD_F_ROTATED_V;
   if (o.per_layer) flags |= GD_F_PART_STARTS;
-  put32(b, 52, flags);
-  put64(b, 56, at.scratch);
-  put64(b, 64, at.logits);
-  put64(b, 72, m.tie_embeddings ? 0 : plan.find("embedding").base);
-  put64(b, 80, vector_addr(plan, -1, "final_norm"));
-  put_matrix(b, GD_OFF_LM_HEAD, plan.matrix(-1, "lm_head"));
+  h.flags = flags;
+}
+
+// The header's DDR addresses: staging, logits, embedding table, final norm,
+// LM head and the KV ring groups.
+void put_addresses(gd_block_header& h, const llm::model_config& m, const llm::ddr_plan& plan,
+                   const decode_options& o, const block_addresses& at) {
+  h.scratch = at.scratch;
+  h.logits = at.logits;
+  h.embedding = m.tie_embeddings ? 0 : plan.find("embedding").base;
+  h.final_norm = vector_addr(plan, -1, "final_norm");
+  h.lm_head = block_matrix(plan.matrix(-1, "lm_head"));
   for (size_t r = 0; r < plan.kv_rings.size(); ++r) {
     const auto& g = plan.kv_rings[r];
-    const size_t p = GD_OFF_RINGS + r * GD_RING_BYTES;
-    put64(b, p, g.base);
-    put64(b, p + 8, g.bytes);
-    put32(b, p + 16, static_cast<uint32_t>(g.layers.size()));
-    put32(b, p + 20, g.max_tokens);
-    put32(b, p + 24, g.k_record_bytes);
-    put32(b, p + 28, g.v_record_bytes);
+    gd_block_ring& ring = h.ring[r];
+    ring.base = g.base;
+    ring.bytes = g.bytes;
+    ring.layers = static_cast<uint32_t>(g.layers.size());
+    ring.max_tokens = g.max_tokens;
+    ring.k_record_bytes = g.k_record_bytes;
+    ring.v_record_bytes = g.v_record_bytes;
     // Sinks on the rings that hold the whole history; a sliding-window
     // ring keeps only the newest tokens, as the model defines it.
-    put32(b, p + 32, g.name == "kv.local" ? 0 : o.sinks);
+    ring.sinks = g.name == "kv.local" ? 0 : o.sinks;
   }
-  put32(b, 216, S);
-  put32(b, 220, m.altup.active_stream);
-  put32(b, 224, m.per_layer_input.dim);
-  put32(b, 228, m.laurel_rank);
-  put32(b, 232, m.per_layer_input.vocab);
-  put32(b, 236, m.sparse_ffn_layers);
-  put_f32(b, 240, m.sparse_ffn_cutoff_z);
-  put_f32(b, 244, m.final_logit_softcap);
-  put_f32(b, 248, m.attention.scale);
+}
+
+// The header's AltUp, per-layer input, LAuReL, sparsity and weight fields,
+// the per-layer projection and the rotation matrix (after put_dimensions:
+// the flags say whether the KV is rotated).
+void put_model_fields(gd_block_header& h, const llm::model_config& m, const llm::ddr_plan& plan,
+                      const block_addresses& at) {
+  h.streams = m.altup.streams;
+  h.active_stream = m.altup.active_stream;
+  h.ple_dim = m.per_layer_input.dim;
+  h.laurel_rank = m.laurel_rank;
+  h.ple_vocab = m.per_layer_input.vocab;
+  h.sparse_ffn_layers = m.sparse_ffn_layers;
+  h.cutoff_z = static_cast<float>(m.sparse_ffn_cutoff_z);
+  h.final_softcap = static_cast<float>(m.final_logit_softcap);
+  h.q_scale = static_cast<float>(m.attention.scale);
   const std::string& tf = m.per_layer_input.table_format;
-  put32(b, 252, tf == "int4" ? 0 : tf == "int8" ? 1 : 2);
-  put32(b, 256, m.per_layer_input.table_scale_group);
-  put32(b, 260, narrow(llm::ple_row_bytes(m), "per-layer table row"));
+  h.table_format = tf == "int4" ? 0 : tf == "int8" ? 1 : 2;
+  h.table_scale_group = m.per_layer_input.table_scale_group;
+  h.table_row_bytes = narrow(llm::ple_row_bytes(m), "per-layer table row");
   if (m.has_ple()) {
-    put64(b, 264, plan.find("ple_table").base);
-    put64(b, 272, vector_addr(plan, -1, "ple_proj_norm"));
+    h.ple_table = plan.find("ple_table").base;
+    h.ple_proj_norm = vector_addr(plan, -1, "ple_proj_norm");
   }
-  put32(b, 280, m.weights.scale_group);
-  put32(b, 284, m.weights.scales ? 1 : 0);
-  put_named(b, GD_OFF_PLE_PROJ, plan, -1, "ple_model_proj");
-  if ((flags & (GD_F_ROTATED_K | GD_F_ROTATED_V)) && !at.rotation.parts.empty())
-    put_matrix(b, GD_OFF_ROTATION, at.rotation);
-  put32(b, 384, static_cast<uint32_t>(off_altup));
-  put32(b, 388, static_cast<uint32_t>(off_layers));
-  put32(b, 392, static_cast<uint32_t>(off_tokens));
-  put32(b, 396, static_cast<uint32_t>(off_rope));
-  put32(b, 400, at.logits_stride);
-  put32(b, GD_OFF_WEIGHT_STREAMS, plan.weight_streams);
+  h.weight_scale_group = m.weights.scale_group;
+  h.weight_scales = m.weights.scales ? 1 : 0;
+  h.ple_model_proj = named_matrix(plan, -1, "ple_model_proj");
+  if ((h.flags & (GD_F_ROTATED_K | GD_F_ROTATED_V)) && !at.rotation.parts.empty())
+    h.rotation = block_matrix(at.rotation);
+}
+
+// The header's section offsets, logits stride, weight streams and their
+// channels, and the L2 size.
+void put_layout(gd_block_header& h, const llm::ddr_plan& plan, const block_addresses& at,
+                const block_layout& l) {
+  h.altup_offset = static_cast<uint32_t>(l.altup);
+  h.layers_offset = static_cast<uint32_t>(l.layers);
+  h.tokens_offset = static_cast<uint32_t>(l.tokens);
+  h.rope_offset = static_cast<uint32_t>(l.rope);
+  h.logits_stride = at.logits_stride;
+  h.weight_streams = plan.weight_streams;
   if (at.weight_channels.size() != plan.weight_streams)
     throw std::invalid_argument("the plan has " + std::to_string(plan.weight_streams) +
                                 " weight streams, the block names " +
                                 std::to_string(at.weight_channels.size()) + " channels");
-  for (size_t f = 0; f < at.weight_channels.size(); ++f)
-    b[GD_OFF_WEIGHT_STREAMS + 4 + f] = at.weight_channels[f];
-  put32(b, GD_OFF_L2_WORDS, at.l2_words);
+  for (size_t f = 0; f < at.weight_channels.size() && f < GD_MAX_WEIGHT_STREAMS; ++f)
+    h.weight_channels[f] = at.weight_channels[f];
+  h.l2_words = at.l2_words;
+}
+
+// proj.1 .. proj.S-1, then unproj.1 .. unproj.S-1.
+std::vector<gd_block_matrix> altup_matrices(const llm::model_config& m, const llm::ddr_plan& plan) {
+  const uint32_t S = m.altup.streams;
+  std::vector<gd_block_matrix> altup(2 * size_t(S - 1), gd_block_matrix{});
   for (uint32_t j = 1; j < S; ++j) {
-    put_named(b, off_altup + (j - 1) * GD_MATRIX_BYTES, plan, -1,
-              "altup_proj." + std::to_string(j));
-    put_named(b, off_altup + (S - 1 + j - 1) * GD_MATRIX_BYTES, plan, -1,
-              "altup_unproj." + std::to_string(j));
+    altup[j - 1] = named_matrix(plan, -1, "altup_proj." + std::to_string(j));
+    altup[S - 1 + j - 1] = named_matrix(plan, -1, "altup_unproj." + std::to_string(j));
   }
-  static const char* const vectors[GD_VECTORS] = {"input_norm",
-                                                  "post_attn_norm",
-                                                  "pre_ffn_norm",
-                                                  "post_ffn_norm",
-                                                  "q_norm",
-                                                  "k_norm",
-                                                  "laurel_norm",
-                                                  "ple_post_norm",
-                                                  "altup_router_norm",
-                                                  "altup_output_scale",
-                                                  "altup_prediction_coefs",
-                                                  "altup_correction_coefs"};
-  static const char* const matrices[GD_MATRICES] = {
-      "attn_q",   "attn_k",       "attn_v",      "attn_o",       "ffn_gate", "ffn_up",
-      "ffn_down", "altup_router", "laurel_left", "laurel_right", "ple_gate", "ple_proj"};
+  return altup;
+}
+
+// The plan's names of the vectors (GD_V_*) and matrices (GD_Q ..) of a layer.
+const char* const kLayerVectors[GD_VECTORS] = {"input_norm",
+                                               "post_attn_norm",
+                                               "pre_ffn_norm",
+                                               "post_ffn_norm",
+                                               "q_norm",
+                                               "k_norm",
+                                               "laurel_norm",
+                                               "ple_post_norm",
+                                               "altup_router_norm",
+                                               "altup_output_scale",
+                                               "altup_prediction_coefs",
+                                               "altup_correction_coefs"};
+const char* const kLayerMatrices[GD_MATRICES] = {
+    "attn_q",   "attn_k",       "attn_v",      "attn_o",       "ffn_gate", "ffn_up",
+    "ffn_down", "altup_router", "laurel_left", "laurel_right", "ple_gate", "ple_proj"};
+
+std::vector<gd_block_layer> layer_records(const llm::model_config& m, const llm::ddr_plan& plan) {
+  std::vector<gd_block_layer> layers(m.layers, gd_block_layer{});
   for (uint32_t l = 0; l < m.layers; ++l) {
-    const size_t p = off_layers + size_t(l) * GD_LAYER_BYTES;
+    gd_block_layer& ly = layers[l];
     const int32_t li = static_cast<int32_t>(l);
     const auto loc = plan.kv_of(m, l);
-    put32(b, p, m.ffn_of(l));
-    put32(b, p + 4, static_cast<uint32_t>(loc.group - plan.kv_rings.data()));
-    put32(b, p + 8, loc.index);
-    put32(b, p + 12, m.stores_kv(l) ? 1 : 0);
-    put32(b, p + 16, m.is_global(l) ? 1 : 0);
-    put32(b, p + 20, l < m.sparse_ffn_layers ? 1 : 0);
+    ly.ffn = m.ffn_of(l);
+    ly.ring = static_cast<uint32_t>(loc.group - plan.kv_rings.data());
+    ly.ring_index = loc.index;
+    ly.stores_kv = m.stores_kv(l) ? 1 : 0;
+    ly.global = m.is_global(l) ? 1 : 0;
+    ly.sparse_ffn = l < m.sparse_ffn_layers ? 1 : 0;
     for (uint32_t k = 0; k < GD_VECTORS; ++k)
-      put64(b, p + 24 + 8 * k, vector_or_zero(plan, li, vectors[k]));
+      ly.vectors[k] = vector_or_zero(plan, li, kLayerVectors[k]);
     for (uint32_t k = 0; k < GD_MATRICES; ++k)
-      put_named(b, p + 24 + 8 * GD_VECTORS + k * GD_MATRIX_BYTES, plan, li, matrices[k]);
+      ly.matrices[k] = named_matrix(plan, li, kLayerMatrices[k]);
   }
-  for (uint32_t t = 0; t < o.tokens; ++t) put32(b, off_tokens + 4 * t, ids[t]);
-  // RoPE inverse frequencies theta^(-2m/d), local then global.
+  return layers;
+}
+
+// RoPE inverse frequencies theta^(-2m/d), local then global.
+std::vector<float> rope_frequencies(const llm::model_config& m) {
+  const uint32_t d = m.attention.head_dim;
+  std::vector<float> rope(d, 0.0f);
   for (int global = 0; global < 2; ++global) {
     const double theta = global ? m.attention.rope_theta_global : m.attention.rope_theta_local;
     for (uint32_t i = 0; i < d / 2; ++i)
-      put_f32(b, off_rope + 4 * (global * (d / 2) + i), std::pow(theta, -2.0 * i / d));
+      rope[global * (d / 2) + i] = static_cast<float>(std::pow(theta, -2.0 * i / d));
   }
+  return rope;
+}
+
+}  // namespace
+
+std::vector<uint8_t> decode_param_block(const llm::model_config& m, const llm::ddr_plan& plan,
+                                        const decode_options& o, const block_addresses& at,
+                                        const llm::kv_formats& kvf) {
+  const std::vector<uint32_t> ids = decodable_ids(m, plan, o);
+  const block_layout l = layout_of(m, o.tokens);
+  gd_block_header h{};
+  put_dimensions(h, m, plan, o, kvf, l);
+  put_addresses(h, m, plan, o, at);
+  put_model_fields(h, m, plan, at);
+  put_layout(h, plan, at, l);
+  const std::vector<gd_block_matrix> altup = altup_matrices(m, plan);
+  const std::vector<gd_block_layer> layers = layer_records(m, plan);
+  const std::vector<float> rope = rope_frequencies(m);
+  std::vector<uint8_t> b(l.bytes, 0);
+  put(b, 0, &h);
+  put(b, l.altup, altup.data(), altup.size());
+  put(b, l.layers, layers.data(), layers.size());
+  put(b, l.tokens, ids.data(), ids.size());
+  put(b, l.rope, rope.data(), rope.size());
   return b;
 }
 
-decode_report run_decode(const config::platform_config& base, const llm::model_config& m,
-                         const decode_options& opt) {
+namespace {
+
+// A run's plan: the options with the ring cap filled in, the platform with
+// the model's head_dim, its DDR plan and its KV formats.
+struct decode_plan {
+  decode_options o;
+  config::platform_config cfg;
+  llm::ddr_plan plan;
+  llm::kv_formats kvf;
+};
+
+decode_plan plan_decode(const config::platform_config& base, const llm::model_config& m,
+                        const decode_options& opt) {
   decode_options o = opt;
   if (o.ring_cap == 0) o.ring_cap = o.context + o.tokens;
   config::platform_config cfg = base;
   cfg.npu.kv.head_dim = m.attention.head_dim;
-  const llm::ddr_plan plan = llm::plan_ddr(m, cfg, o.ring_cap);
-
+  llm::ddr_plan plan = llm::plan_ddr(m, cfg, o.ring_cap);
   const llm::kv_formats kvf{config::to_kv_format(cfg.npu.kv.key, m.attention.head_dim),
                             config::to_kv_format(cfg.npu.kv.value, m.attention.head_dim)};
-  // In the activation scratch: the block, the firmware's staging area, the
-  // rotation matrix of a rotated KV format, then the logits (one buffer per
-  // token when N of them fit, else one shared buffer).
-  const llm::region& act = plan.find("activations");
+  return {o, cfg, std::move(plan), kvf};
+}
+
+// H / sqrt(d) at `next`, in the plan's F parts; `next` moves past it.
+llm::planned_matrix rotation_matrix(const llm::model_config& m, uint32_t F, uint64_t& next) {
+  const uint32_t d = m.attention.head_dim;
+  llm::planned_matrix r;
+  r.shape = {"kv_rotation", -1, d, d};
+  r.record_bytes = llm::weight_record_bytes(m.weights, d);
+  r.base = next;
+  r.bytes = uint64_t(d) * r.record_bytes;
+  for (uint32_t f = 0; f < F; ++f) {
+    const uint32_t rows = (d - std::min(f, d) + F - 1) / F;
+    r.parts.push_back({next, uint64_t(rows) * r.record_bytes, rows});
+    next += uint64_t(rows) * r.record_bytes;
+  }
+  return r;
+}
+
+std::invalid_argument scratch_too_small(const llm::model_config& m, const decode_plan& p,
+                                        const block_addresses& at, const llm::region& act,
+                                        uint64_t block_bytes, uint64_t logit_bytes) {
+  return std::invalid_argument(
+      "the activation scratch is too small for the decode: parameter block " +
+      llm::grouped(block_bytes) + " bytes (" + llm::grouped(at.scratch - act.base) +
+      " to a 4 KiB boundary) + staging " + llm::grouped(GD_SCRATCH_BYTES) +
+      (at.rotation.parts.empty() ? "" : " + rotation matrix " + llm::grouped(at.rotation.bytes)) +
+      " + logits 2 x " + llm::grouped(m.vocab) + " (" + llm::grouped(logit_bytes) +
+      " 64-byte aligned) = " + llm::grouped(at.logits + logit_bytes - act.base) + " > " +
+      llm::grouped(act.bytes) +
+      " bytes of the activations region (its size follows npu.l2.words: " +
+      llm::grouped(p.cfg.npu.l2.words) + " words x 16 + the model's vectors)");
+}
+
+// In the activation scratch: the block, the firmware's staging area, the
+// rotation matrix of a rotated KV format, then the logits (one buffer per
+// token when N of them fit, else one shared buffer). The block's L2 layout
+// is checked first (dimensions only: the addresses come here).
+block_addresses place_in_scratch(const llm::model_config& m, const decode_plan& p) {
+  const llm::region& act = p.plan.find("activations");
   block_addresses at;
-  for (uint32_t ch : cfg.npu.gemv.weight_fifos)
+  for (uint32_t ch : p.cfg.npu.gemv.weight_fifos)
     at.weight_channels.push_back(static_cast<uint8_t>(ch));
-  at.l2_words = cfg.npu.l2.words;
-  const std::vector<uint8_t> first_block = decode_param_block(m, plan, o, at, kvf);
-  check_l2_fit(first_block, cfg.npu.l2.words);  // dimensions only: addresses come next
+  at.l2_words = p.cfg.npu.l2.words;
+  const std::vector<uint8_t> first_block = decode_param_block(m, p.plan, p.o, at, p.kvf);
+  check_l2_fit(first_block, p.cfg.npu.l2.words);
   const uint64_t block_bytes = first_block.size();
   uint64_t next = (act.base + block_bytes + 4095) & ~uint64_t{4095};
   at.scratch = next;
   next += GD_SCRATCH_BYTES;
-  if (kvf.key.kind == kv::kv_kind::rotated || kvf.value.kind == kv::kv_kind::rotated) {
-    const uint32_t d = m.attention.head_dim;
-    auto& r = at.rotation;
-    r.shape = {"kv_rotation", -1, d, d};
-    r.record_bytes = llm::weight_record_bytes(m.weights, d);
-    r.base = next;
-    r.bytes = uint64_t(d) * r.record_bytes;
-    const uint32_t F = plan.weight_streams;
-    for (uint32_t f = 0; f < F; ++f) {
-      const uint32_t rows = (d - std::min(f, d) + F - 1) / F;
-      r.parts.push_back({next, uint64_t(rows) * r.record_bytes, rows});
-      next += uint64_t(rows) * r.record_bytes;
-    }
-    next -= r.bytes;
-    next += r.bytes;
-  }
+  if (p.kvf.key.kind == kv::kv_kind::rotated || p.kvf.value.kind == kv::kv_kind::rotated)
+    at.rotation = rotation_matrix(m, p.plan.weight_streams, next);
   const uint64_t logit_bytes = (2ull * m.vocab + 63) & ~uint64_t{63};
   at.logits = (next + 63) & ~uint64_t{63};
-  if (at.logits + o.tokens * logit_bytes <= act.base + act.bytes)
+  if (at.logits + p.o.tokens * logit_bytes <= act.base + act.bytes)
     at.logits_stride = static_cast<uint32_t>(logit_bytes);
   else if (at.logits + logit_bytes > act.base + act.bytes)
-    throw std::invalid_argument(
-        "the activation scratch is too small for the decode: parameter block " +
-        llm::grouped(block_bytes) + " bytes (" + llm::grouped(at.scratch - act.base) +
-        " to a 4 KiB boundary) + staging " + llm::grouped(GD_SCRATCH_BYTES) +
-        (at.rotation.parts.empty() ? "" : " + rotation matrix " + llm::grouped(at.rotation.bytes)) +
-        " + logits 2 x " + llm::grouped(m.vocab) + " (" + llm::grouped(logit_bytes) +
-        " 64-byte aligned) = " + llm::grouped(at.logits + logit_bytes - act.base) + " > " +
-        llm::grouped(act.bytes) +
-        " bytes of the activations region (its size follows npu.l2.words: " +
-        llm::grouped(cfg.npu.l2.words) + " words x 16 + the model's vectors)");
-  g_block = decode_param_block(m, plan, o, at, kvf);
-  g_block_addr = act.base;
-  g_blobs.clear();
-  g_logits = {};
+    throw scratch_too_small(m, p, at, act, block_bytes, logit_bytes);
+  return at;
+}
+
+// A functional run with the reference check: the synthetic weights and KV
+// history, written into DDR before the decode with the token rows and the
+// rotation matrix; the logits read back after it.
+struct reference_inputs {
   std::unique_ptr<llm::weight_image> image;
   std::unique_ptr<kv_history> history;
-  const std::vector<uint32_t> ids =
-      o.token_ids.empty() ? default_token_ids(m, o.tokens) : o.token_ids;
-  if (o.reference_seed != 0) {
-    if (!cfg.simulation.functional())
-      throw std::invalid_argument(
-          "the reference check needs simulation.mode=functional (values in DDR and L2)");
-    image = std::make_unique<llm::weight_image>(m, plan, o.reference_seed);
-    history = std::make_unique<kv_history>(m, plan, kvf, o.context, o.sinks, o.reference_seed + 1);
-    g_blobs = image->blobs();
-    for (auto& b : image->token_blobs(ids)) g_blobs.push_back(std::move(b));
-    for (auto& b : history->blobs()) g_blobs.push_back(std::move(b));
-    if (!at.rotation.parts.empty())
-      for (auto& b : rotation_blobs(m, at.rotation)) g_blobs.push_back(std::move(b));
-    if (at.logits_stride == 0 && o.tokens > 1)
-      throw std::invalid_argument(
-          "the reference check needs every token's logits: " + std::to_string(o.tokens) +
-          " x 2 x vocab bytes do not fit the "
-          "activation scratch");
-    g_logits = {at.logits, at.logits_stride, m.vocab, o.tokens, {}};
-  }
+};
 
+reference_inputs stage_reference(const llm::model_config& m, const decode_plan& p,
+                                 const block_addresses& at, const std::vector<uint32_t>& ids) {
+  const decode_options& o = p.o;
+  if (!p.cfg.simulation.functional())
+    throw std::invalid_argument(
+        "the reference check needs simulation.mode=functional (values in DDR and L2)");
+  reference_inputs in;
+  in.image = std::make_unique<llm::weight_image>(m, p.plan, o.reference_seed);
+  in.history =
+      std::make_unique<kv_history>(m, p.plan, p.kvf, o.context, o.sinks, o.reference_seed + 1);
+  g_blobs = in.image->blobs();
+  for (auto& b : in.image->token_blobs(ids)) g_blobs.push_back(std::move(b));
+  for (auto& b : in.history->blobs()) g_blobs.push_back(std::move(b));
+  if (!at.rotation.parts.empty())
+    for (auto& b : rotation_blobs(m, at.rotation)) g_blobs.push_back(std::move(b));
+  if (at.logits_stride == 0 && o.tokens > 1)
+    throw std::invalid_argument(
+        "the reference check needs every token's logits: " + std::to_string(o.tokens) +
+        " x 2 x vocab bytes do not fit the "
+        "activation scratch");
+  g_logits = {at.logits, at.logits_stride, m.vocab, o.tokens, {}};
+  return in;
+}
+
+// Runs the decode program; with per_layer, done_ns gets the completion
+// time of every instruction, for the per-part breakdown.
+vp::run_result simulate(const config::platform_config& cfg, bool per_layer,
+                        std::vector<double>& done_ns) {
   vp::firmware_image fw;
   fw.name = "gemma_decode";
   fw.origin = "decode runner";
   fw.entry = &host_then_decode;
-  decode_report rep;
-  rep.model = m.name;
-  rep.context = o.context;
-  rep.tokens = o.tokens;
-  rep.ring_cap = o.ring_cap;
-  // Completion time of every instruction, for the per-part breakdown.
-  std::vector<double> done_ns;
   auto probe = [&](vp::platform_top& top) {
     top.npu.cmd().retirements.subscribe([&](const npu::command_processor::retire_record& r) {
       if (r.seq >= done_ns.size()) done_ns.resize(r.seq + 1, 0);
       done_ns[r.seq] = r.retired.to_seconds() * 1e9;
     });
   };
-  rep.run = o.per_layer ? vp::run_simulation(cfg, fw, nullptr, probe)
-                        : vp::run_simulation(cfg, fw, nullptr);
-  const vp::run_result& r = rep.run;
-  rep.wall_time_s = r.wall_time_s;
-  if (r.exit_code != 0) return rep;
+  return per_layer ? vp::run_simulation(cfg, fw, nullptr, probe)
+                   : vp::run_simulation(cfg, fw, nullptr);
+}
 
-  // Per token: the markers "decode: token t" and "decode: token t end".
-  for (uint32_t t = 0; t < o.tokens; ++t) {
+// Per token: the markers "decode: token t" and "decode: token t end", and
+// the instructions it printed.
+void collect_tokens(decode_report& rep, uint32_t tokens) {
+  const vp::run_result& r = rep.run;
+  for (uint32_t t = 0; t < tokens; ++t) {
     const std::string begin = "decode: token " + std::to_string(t), end = begin + " end";
     double t0 = -1, t1 = -1;
     for (size_t i = 0; i < r.markers.size(); ++i) {
@@ -466,34 +563,43 @@ decode_report run_decode(const config::platform_config& base, const llm::model_c
         rep.instructions.push_back(std::stoull(line.substr(at + 14)));
       }
   }
+}
 
-  if (o.per_layer) rep.parts = part_times(r, done_ns, o.tokens);
-  if (o.reference_seed != 0) {
-    // The platform's logits against the reference through the platform's
-    // KV formats (the decode's own error) and against the exact one (plus
-    // the KV format's error).
-    for (int exact = 0; exact < 2; ++exact) {
-      llm::reference_options ro;
-      ro.context = o.context;
-      ro.ring_cap = o.ring_cap;
-      ro.sinks = o.sinks;
-      ro.kv_codec = exact == 0;
-      ro.formats = kvf;
-      llm::reference_decoder ref(*image, history->history(), ro);
-      for (uint32_t t = 0; t < o.tokens; ++t) {
-        const std::vector<double> want = ref.step(ids[t]);
-        std::vector<double> got(m.vocab);
-        for (uint32_t v = 0; v < m.vocab; ++v) got[v] = npu::bf16::to_float(g_logits.bf16.at(t)[v]);
-        (exact ? rep.reference_cosine_exact : rep.reference_cosine)
-            .push_back(llm::cosine_similarity(got, want));
-      }
+// The platform's logits against the reference through the platform's KV
+// formats (the decode's own error) and against the exact one (plus the KV
+// format's error).
+void compare_with_reference(decode_report& rep, const llm::model_config& m, const decode_plan& p,
+                            const reference_inputs& in, const std::vector<uint32_t>& ids) {
+  const decode_options& o = p.o;
+  for (int exact = 0; exact < 2; ++exact) {
+    llm::reference_options ro;
+    ro.context = o.context;
+    ro.ring_cap = o.ring_cap;
+    ro.sinks = o.sinks;
+    ro.kv_codec = exact == 0;
+    ro.formats = p.kvf;
+    llm::reference_decoder ref(*in.image, in.history->history(), ro);
+    for (uint32_t t = 0; t < o.tokens; ++t) {
+      const std::vector<double> want = ref.step(ids[t]);
+      std::vector<double> got(m.vocab);
+      for (uint32_t v = 0; v < m.vocab; ++v) got[v] = npu::bf16::to_float(g_logits.bf16.at(t)[v]);
+      (exact ? rep.reference_cosine_exact : rep.reference_cosine)
+          .push_back(llm::cosine_similarity(got, want));
     }
   }
+}
 
+double gemv_peak_per_cycle(const config::platform_config& cfg) {
+  return double(cfg.npu.gemv_cores) * cfg.npu.gemv.macs_per_core_per_cycle;
+}
+
+// MACs, utilisation and the engines' busy, idle and stall clocks.
+void collect_engines(decode_report& rep, const config::platform_config& cfg) {
+  const vp::run_result& r = rep.run;
   rep.cycles = counter(r, "cycles");
   rep.gemv_macs = counter(r, "gemv_macs");
   rep.macs = counter(r, "macs");
-  const double gemv_peak = double(cfg.npu.gemv_cores) * cfg.npu.gemv.macs_per_core_per_cycle;
+  const double gemv_peak = gemv_peak_per_cycle(cfg);
   const double gemm_peak = 32.0 * 32.0 * 2.0;
   if (rep.cycles != 0) {
     rep.gemv_utilisation = double(rep.gemv_macs) / (gemv_peak * double(rep.cycles));
@@ -510,7 +616,14 @@ decode_report run_decode(const config::platform_config& base, const llm::model_c
                         counter(r, "sfu_input_stall_cycles")};
   rep.engines["dma"] = {counter(r, "dma_busy_cycles"), counter(r, "dma_idle_cycles"),
                         counter(r, "dma_hazard_stall_cycles")};
+}
 
+// DDR bytes by class, and per token the roofline bound of this
+// configuration (its effective DDR bandwidth and GEMV peak, so a what-if
+// moves the bound with the latency).
+void collect_ddr_and_bound(decode_report& rep, const llm::model_config& m, const decode_plan& p) {
+  const decode_options& o = p.o;
+  const vp::run_result& r = rep.run;
   double decode_bytes = 0;
   for (const auto& [cls, j] : r.memory["ddr"]["bandwidth"]["classes"].items()) {
     const uint64_t bytes = j.value("bytes", uint64_t{0});
@@ -521,21 +634,50 @@ decode_report run_decode(const config::platform_config& base, const llm::model_c
     }
   }
   double lat = 0, bound = 0;
-  // The bound of this configuration: its effective DDR bandwidth and GEMV
-  // peak, so a what-if moves the bound with the latency.
   llm::roofline_inputs in;
-  in.ddr_bytes_per_second =
-      mem::derive_efficiency(cfg.ddr).effective_bytes_per_s;
-  in.macs_per_second = gemv_peak * cfg.clocks.core_mhz * 1e6;
+  in.ddr_bytes_per_second = mem::derive_efficiency(p.cfg.ddr).effective_bytes_per_s;
+  in.macs_per_second = gemv_peak_per_cycle(p.cfg) * p.cfg.clocks.core_mhz * 1e6;
   for (uint32_t t = 0; t < o.tokens; ++t) {
     // A capped ring attends at most ring_cap tokens.
     const uint32_t span = std::min(o.context + 1 + t, o.ring_cap);
-    rep.bound.push_back(llm::decode_roofline(m, kvf, span, in));
+    rep.bound.push_back(llm::decode_roofline(m, p.kvf, span, in));
     bound += rep.bound.back().bound_seconds * 1e9;
     lat += rep.latency_ns[t];
   }
   if (lat > 0) rep.achieved_gbps = decode_bytes / lat;
   if (bound > 0) rep.bound_ratio = lat / bound;
+}
+
+}  // namespace
+
+decode_report run_decode(const config::platform_config& base, const llm::model_config& m,
+                         const decode_options& opt) {
+  const decode_plan p = plan_decode(base, m, opt);
+  const decode_options& o = p.o;
+  const block_addresses at = place_in_scratch(m, p);
+  g_block = decode_param_block(m, p.plan, o, at, p.kvf);
+  g_block_addr = p.plan.find("activations").base;
+  g_blobs.clear();
+  g_logits = {};
+  const std::vector<uint32_t> ids =
+      o.token_ids.empty() ? default_token_ids(m, o.tokens) : o.token_ids;
+  reference_inputs ref;
+  if (o.reference_seed != 0) ref = stage_reference(m, p, at, ids);
+
+  decode_report rep;
+  rep.model = m.name;
+  rep.context = o.context;
+  rep.tokens = o.tokens;
+  rep.ring_cap = o.ring_cap;
+  std::vector<double> done_ns;
+  rep.run = simulate(p.cfg, o.per_layer, done_ns);
+  rep.wall_time_s = rep.run.wall_time_s;
+  if (rep.run.exit_code != 0) return rep;
+  collect_tokens(rep, o.tokens);
+  if (o.per_layer) rep.parts = part_times(rep.run, done_ns, o.tokens);
+  if (o.reference_seed != 0) compare_with_reference(rep, m, p, ref, ids);
+  collect_engines(rep, p.cfg);
+  collect_ddr_and_bound(rep, m, p);
   return rep;
 }
 

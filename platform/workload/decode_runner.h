@@ -1,4 +1,4 @@
-// The host side of the decode core (firmware/programs/gemma_decode.c): from
+// The host side of the decode core (firmware/programs/gemma_decode/): from
 // a model file, the platform's KV formats, a context L, a token count N and
 // a ring cap it plans the DDR (llm::plan_ddr), builds the parameter block,
 // marks the KV rings as already holding L tokens, runs the firmware for N
@@ -12,10 +12,10 @@
 #include <vector>
 
 #include "platform/config/platform_config.h"
+#include "platform/vp/top/simulation.h"
 #include "platform/workload/llm/ddr_plan.h"
 #include "platform/workload/llm/model_config.h"
 #include "platform/workload/llm/roofline.h"
-#include "platform/vp/top/simulation.h"
 
 namespace pccx::workload {
 

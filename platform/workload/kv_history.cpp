@@ -90,7 +90,7 @@ pccx_kv_handle kv_history::handle(size_t group) const {
   if (r != PCCX_KV_OK) throw std::invalid_argument(driver_error(grp.name + " sinks", r));
   r = pccx_kv_init(&h, grp.max_tokens);
   if (r != PCCX_KV_OK) throw std::invalid_argument(driver_error(grp.name + " init", r));
-  // As gemma_decode.c: the ring already holds the context.
+  // As the decode program (gemma_decode/block.c): the ring already holds the context.
   h.appended = context_;
   return h;
 }

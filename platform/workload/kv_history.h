@@ -2,7 +2,7 @@
 // deterministic float K and V head vector for every (storing layer, KV
 // head, position), and their encoded records at the slots the firmware's
 // KV driver reads them from after it configured the rings as
-// gemma_decode.c does (pccx_kv_configure, pccx_kv_set_sinks, pccx_kv_init
+// gemma_decode/block.c does (pccx_kv_configure, pccx_kv_set_sinks, pccx_kv_init
 // with the group's max_tokens, then appended = L). The host reference
 // (llm::reference_decoder) takes vector() as its history.
 // docs/models/decode-reference.md.
@@ -11,12 +11,12 @@
 #include <cstdint>
 #include <vector>
 
+#include "pccx_kv.h"
 #include "platform/workload/llm/ddr_plan.h"
 #include "platform/workload/llm/model_config.h"
 #include "platform/workload/llm/model_shapes.h"
 #include "platform/workload/llm/reference_decoder.h"
 #include "platform/workload/llm/weight_image.h"
-#include "pccx_kv.h"
 
 namespace pccx::workload {
 

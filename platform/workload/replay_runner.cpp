@@ -1,15 +1,16 @@
 #include "platform/workload/replay_runner.h"
-#include "infra/text/hex.h"
 
 #include <algorithm>
 #include <cinttypes>
 #include <cstdio>
+#include <cstring>
 #include <filesystem>
 #include <fstream>
 #include <map>
 #include <sstream>
 
 #include "infra/config/layered_json.h"
+#include "infra/text/hex.h"
 #include "models/npu/isa/instruction.h"
 #include "pccx_dma.h"
 #include "pccx_host_mem.h"
@@ -167,33 +168,44 @@ int host_then_replay(void) {
   return pccx_replay_run(g_block.data(), static_cast<uint32_t>(g_block.size()));
 }
 
-void append(std::vector<uint8_t>& b, uint64_t v, int bytes) {
-  for (int i = 0; i < bytes; ++i) b.push_back(static_cast<uint8_t>(v >> (8 * i)));
+// n objects at byte `at` of b, as they are in memory: the block is little
+// endian, and so are the platform and the board.
+template <class T>
+void put(std::vector<uint8_t>& b, std::size_t at, const T* v, std::size_t n = 1) {
+  if (n != 0) std::memcpy(b.data() + at, v, n * sizeof(T));
 }
 
 std::vector<uint8_t> make_block(const replay_input& in, uint64_t deadline_ns, bool keep_going) {
-  const uint64_t desc_off = PCCX_REPLAY_HEADER_BYTES;
-  const uint64_t word_off =
-      (desc_off + in.descriptors.size() * PCCX_REPLAY_DESC_BYTES + 7) & ~uint64_t{7};
-  std::vector<uint8_t> b;
-  append(b, PCCX_REPLAY_MAGIC, 4);
-  append(b, word_off + 8 * in.words.size(), 4);
-  append(b, in.words.size(), 4);
-  append(b, in.descriptors.size(), 4);
-  append(b, keep_going ? PCCX_REPLAY_F_KEEP_GOING : 0u, 4);
-  append(b, desc_off, 4);
-  append(b, word_off, 4);
-  append(b, 0, 4);
-  append(b, deadline_ns, 8);
-  for (const auto& d : in.descriptors) {
-    append(b, d.addr, 8);
-    append(b, d.bytes, 4);
-    append(b, d.before_word, 4);
-    append(b, d.channel | d.cls << 8 | d.tag << 16, 4);
-    append(b, 0, 4);
+  const std::size_t desc_off = sizeof(pccx_replay_header);
+  const std::size_t desc_end = desc_off + in.descriptors.size() * sizeof(pccx_replay_descriptor);
+  const std::size_t word_off =
+      (desc_end + sizeof(uint64_t) - 1) / sizeof(uint64_t) * sizeof(uint64_t);
+  pccx_replay_header h{};
+  h.magic = PCCX_REPLAY_MAGIC;
+  h.bytes = static_cast<uint32_t>(word_off + sizeof(uint64_t) * in.words.size());
+  h.words = static_cast<uint32_t>(in.words.size());
+  h.descriptors = static_cast<uint32_t>(in.descriptors.size());
+  h.flags = keep_going ? PCCX_REPLAY_F_KEEP_GOING : 0u;
+  h.descriptors_offset = static_cast<uint32_t>(desc_off);
+  h.words_offset = static_cast<uint32_t>(word_off);
+  h.deadline_ns = deadline_ns;
+  // load_replay keeps channel, class and tag in range: each fits its byte.
+  std::vector<pccx_replay_descriptor> descs(in.descriptors.size(), pccx_replay_descriptor{});
+  for (std::size_t k = 0; k < descs.size(); ++k) {
+    const replay_descriptor& d = in.descriptors[k];
+    descs[k].addr = d.addr;
+    descs[k].bytes = d.bytes;
+    descs[k].before = static_cast<uint32_t>(d.before_word);
+    descs[k].channel = static_cast<uint8_t>(d.channel);
+    descs[k].cls = static_cast<uint8_t>(d.cls);
+    descs[k].tag = static_cast<uint8_t>(d.tag);
   }
-  b.resize(word_off, 0);
-  for (const auto& w : in.words) append(b, w.word, 8);
+  std::vector<uint64_t> words;
+  for (const auto& w : in.words) words.push_back(w.word);
+  std::vector<uint8_t> b(word_off + sizeof(uint64_t) * words.size(), 0);
+  put(b, 0, &h);
+  put(b, desc_off, descs.data(), descs.size());
+  put(b, word_off, words.data(), words.size());
   return b;
 }
 

@@ -1,4 +1,4 @@
-// The decode program (firmware/programs/gemma_decode.c through
+// The decode program (firmware/programs/gemma_decode/ through
 // platform/workload/decode_runner) in timing mode: the tiny model's
 // instructions and DDR bytes per token against counts derived here by hand
 // from its dimensions and record sizes, the latency against the decode
@@ -8,9 +8,9 @@
 #include <iostream>
 
 #include "platform/config/platform_config.h"
+#include "platform/workload/decode_runner.h"
 #include "platform/workload/llm/model_config.h"
 #include "platform/workload/llm/model_shapes.h"
-#include "platform/workload/decode_runner.h"
 
 using namespace pccx;
 

@@ -8,16 +8,17 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstring>
 #include <iomanip>
 #include <iostream>
 #include <map>
 
 #include "models/kv/kv_codec.h"
-#include "platform/workload/llm/reference_decoder.h"
-#include "platform/workload/llm/weight_image.h"
 #include "pccx_gemma_decode.h"
 #include "platform/workload/decode_runner.h"
 #include "platform/workload/kv_history.h"
+#include "platform/workload/llm/reference_decoder.h"
+#include "platform/workload/llm/weight_image.h"
 
 using namespace pccx;
 
@@ -203,10 +204,11 @@ TEST(KvHistory, SinksAreThoseTheDecodeRunnerHandsTheFirmware) {
     workload::block_addresses at;
     at.weight_channels = {2, 3};
     const auto block = workload::decode_param_block(m, plan, o, at, f);
+    gd_block_header h;
+    ASSERT_GE(block.size(), sizeof h);
+    std::memcpy(&h, block.data(), sizeof h);
     for (size_t g = 0; g < plan.kv_rings.size(); ++g) {
-      const size_t at = GD_OFF_RINGS + g * GD_RING_BYTES + 32;  // the ring's sinks
-      const uint32_t sinks =
-          block[at] | block[at + 1] << 8 | block[at + 2] << 16 | uint32_t(block[at + 3]) << 24;
+      const uint32_t sinks = h.ring[g].sinks;
       EXPECT_EQ(hist.sinks_of(g), sinks) << plan.kv_rings[g].name;
       EXPECT_EQ(pccx_kv_sinks(&(const pccx_kv_handle&)hist.handle(g)), sinks);
     }
