@@ -103,8 +103,8 @@ std::vector<std::string> check_include_direction(const fs::path& root) {
       }
       if (to->rank > from->rank)
         problems.push_back(where + from->name + " (layer " + std::to_string(from->rank) +
-                           ") includes " + target + " of a higher layer, " + to->name +
-                           " (layer " + std::to_string(to->rank) + ")");
+                           ") includes " + target + " of a higher layer, " + to->name + " (layer " +
+                           std::to_string(to->rank) + ")");
     }
   }
   return problems;

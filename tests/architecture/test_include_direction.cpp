@@ -20,9 +20,8 @@ std::string joined(const std::vector<std::string>& lines) {
 // A scratch tree shaped like the repository.
 struct scratch_tree {
   fs::path root = fs::temp_directory_path() /
-                  ("pccx_layers_" + std::string(::testing::UnitTest::GetInstance()
-                                                    ->current_test_info()
-                                                    ->name()));
+                  ("pccx_layers_" +
+                   std::string(::testing::UnitTest::GetInstance()->current_test_info()->name()));
   scratch_tree() { fs::remove_all(root); }
   ~scratch_tree() { fs::remove_all(root); }
   void write(const std::string& rel, const std::string& text) {
@@ -41,11 +40,11 @@ TEST(IncludeDirection, EveryIncludeOfTheTreePointsDown) {
 TEST(IncludeDirection, AModelIncludingThePlatformFailsNamingFileAndLine) {
   scratch_tree t;
   t.write("platform/vp/top/platform_top.h", "#pragma once\n");
-  t.write("models/npu/core/npu.h", "#pragma once\n\n#include \"platform/vp/top/platform_top.h\"\n");
+  t.write("models/npu/npu.h", "#pragma once\n\n#include \"platform/vp/top/platform_top.h\"\n");
   const auto problems = check_include_direction(t.root);
   ASSERT_EQ(problems.size(), 1u) << joined(problems);
   EXPECT_EQ(problems[0],
-            "models/npu/core/npu.h:3: models (layer 2) includes platform/vp/top/platform_top.h "
+            "models/npu/npu.h:3: models (layer 2) includes platform/vp/top/platform_top.h "
             "of a higher layer, platform (layer 3)");
 }
 

@@ -26,7 +26,7 @@
 #include "models/memory/dma/stream_fifo.h"
 #include "models/memory/l2/l2_memory.h"
 #include "mmio_master.h"
-#include "models/npu/core/npu.h"
+#include "models/npu/npu.h"
 #include "models/npu/units/memcpy_unit.h"
 #include "pccx_dma.h"
 

@@ -30,8 +30,8 @@ std::string first_difference(const fs::path& produced, const fs::path& reference
   const size_t start = bol == std::string::npos ? 0 : bol + 1;
   auto line_of = [&](const std::string& s) {
     const size_t eol = s.find('\n', start);
-    return s.substr(start, std::min<size_t>(eol == std::string::npos ? s.size() : eol, start + 160) -
-                               start);
+    return s.substr(
+        start, std::min<size_t>(eol == std::string::npos ? s.size() : eol, start + 160) - start);
   };
   return reference.filename().string() + " differs at byte " + std::to_string(i) + " (line " +
          std::to_string(line) + "; " + std::to_string(a.size()) + " bytes produced, " +
@@ -81,7 +81,8 @@ TEST_F(ReferenceOutputs, TinyDecodeTraces) {
         {"decode", "--model", "configs/models/tiny.json", "--context", "16", "--tokens", "2",
          "--set", "simulation.mode=timing", "--set", "output.perfetto=true", "--set",
          "output.vcd=true", "--set", "output.pccx=true"},
-        {"trace.perfetto.json", "signals.vcd", "session.pccx", "ddr_bandwidth.csv", "ddr_totals.csv"});
+        {"trace.perfetto.json", "signals.vcd", "session.pccx", "ddr_bandwidth.csv",
+         "ddr_totals.csv"});
 }
 
 // The comparison itself: one changed byte is found and located.

@@ -106,7 +106,7 @@ TEST(RegisterBank, ReadingLoLatchesHiForThePair) {
   bus m;
   EXPECT_EQ(m.read(b, 0x20), 0x33334444u);
   counter = 0x9999888877776666ull;
-  EXPECT_EQ(m.read(b, 0x24), 0x11112222u);      // the latched half
+  EXPECT_EQ(m.read(b, 0x24), 0x11112222u);        // the latched half
   EXPECT_EQ(m.read(b, 0x24, true), 0x99998888u);  // debug: live, no latch
   EXPECT_EQ(b.name_of(0x24), "CNT_HI");
 }

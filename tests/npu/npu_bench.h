@@ -15,7 +15,7 @@
 #include <vector>
 
 #include "mmio_master.h"
-#include "models/npu/core/npu.h"
+#include "models/npu/npu.h"
 #include "models/npu/core/threaded_unit.h"
 #include "models/npu/isa/instruction.h"
 #include "pccx_isa.h"

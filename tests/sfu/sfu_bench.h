@@ -9,7 +9,7 @@
 #include <systemc>
 
 #include "mmio_master.h"
-#include "models/npu/core/npu.h"
+#include "models/npu/npu.h"
 #include "models/npu/isa/instruction.h"
 #include "models/npu/units/sfu_unit.h"
 #include "unit_bench.h"

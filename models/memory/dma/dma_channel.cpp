@@ -1,5 +1,4 @@
 #include "models/memory/dma/dma_channel.h"
-#include "infra/text/hex.h"
 
 #include <algorithm>
 #include <cinttypes>
@@ -7,6 +6,7 @@
 #include <iterator>
 #include <stdexcept>
 
+#include "infra/text/hex.h"
 #include "pccx_dma.h"
 
 namespace pccx::mem {
@@ -137,7 +137,8 @@ void dma_channel::fault(const descriptor& d, uint32_t errors, const std::string&
   PCCX_LOG(log_, warning,
            "descriptor #" << d.seq << " (tag " << d.tag << ", " << hex(d.addr) << ", " << d.bytes
                           << " bytes) dropped: " << reason);
-  if (faults.connected()) faults.write({params_.page, d.seq, d.addr, d.bytes, d.tag, errors, reason});
+  if (faults.connected())
+    faults.write({params_.page, d.seq, d.addr, d.bytes, d.tag, errors, reason});
 }
 
 void dma_channel::post_status(const descriptor& d, uint32_t errors, const sc_time& at) {
@@ -290,7 +291,7 @@ void dma_channel::finished(const descriptor& d, uint64_t moved, uint32_t errors,
                            const sc_time& from, const sc_time& to) {
   if (!descriptors.connected()) return;
   descriptors.write({params_.page, d.seq, d.addr, d.bytes, moved, d.tag, d.cls,
-                 params_.direction == dma_direction::stream_to_ddr, errors, from, to});
+                     params_.direction == dma_direction::stream_to_ddr, errors, from, to});
 }
 
 // ---------------------------------------------------------------- state
@@ -391,7 +392,8 @@ void dma_channel::push_descriptor(uint32_t value, sc_time& delay) {
     // Held like a deasserted awready: catch up, then wait for a slot.
     wait(delay);
     delay = SC_ZERO_TIME;
-    PCCX_LOG(log_, debug, "descriptor queue full (" << params_.descriptor_depth << "), holding PUSH");
+    PCCX_LOG(log_, debug,
+             "descriptor queue full (" << params_.descriptor_depth << "), holding PUSH");
     while (queue_.size() >= params_.descriptor_depth) wait(cmd_popped_);
   }
   descriptor d;

@@ -26,8 +26,8 @@
 #include <vector>
 
 #include "infra/log/logger.h"
-#include "infra/trace/analysis_port.h"
 #include "infra/regs/register_bank.h"
+#include "infra/trace/analysis_port.h"
 #include "models/memory/common/traffic.h"
 #include "models/memory/dma/stream_fifo.h"
 

@@ -26,11 +26,9 @@ npu_register_bank::npu_register_bank(sc_core::sc_module_name name, const npu_par
   bank_.add_table(kRegisters, std::size(kRegisters));
   instr_lo_ = &bank_["INSTR_LO"];  // stores the low half until INSTR_HI
   bank_["INSTR_HI"].on_write([this](uint32_t v, sc_time& delay) { push_instruction(v, delay); });
-  bank_["STATUS"]
-      .on_read([this](bool) { return status(); })
-      .on_write([this](uint32_t v, sc_time&) {
-        if (v & PCCX_STAT_ERROR) cmd_.clear_error();
-      });
+  bank_["STATUS"].on_read([this](bool) { return status(); }).on_write([this](uint32_t v, sc_time&) {
+    if (v & PCCX_STAT_ERROR) cmd_.clear_error();
+  });
   auto error_field = [this](auto field) {
     return [this, field](bool) { return cmd_.error() ? field(*cmd_.error()) : 0u; };
   };

@@ -1,25 +1,19 @@
 // The assembled platform: firmware CPU -> interconnect -> {NPU registers,
-// DMA channel pages, sim-control device}; the DMA channels and the CPU share
-// the DDR controller (the two ACP channels through one ACP port); the MEMCPY
-// unit moves data between L2 and the ACP stream FIFOs; the NPU's
-// idle-or-error line goes back to the CPU. Compute units plug in here.
+// DMA channel pages, sim-control device}; the DMA channels fill and drain
+// the NPU's stream FIFOs and share the DDR controller with the CPU (the two
+// ACP channels through one ACP port); the NPU's idle-or-error line goes back
+// to the CPU. The NPU module owns L2, its stream FIFOs and its units.
 #pragma once
 
 #include <array>
 #include <memory>
 #include <systemc>
 
+#include "infra/trace/trace_hub.h"
 #include "models/memory/common/port_merger.h"
 #include "models/memory/ddr/ddr_controller.h"
 #include "models/memory/dma/dma_channel.h"
-#include "models/memory/dma/stream_fifo.h"
-#include "models/memory/l2/l2_memory.h"
-#include "models/npu/core/npu.h"
-#include "models/npu/units/gemm_unit.h"
-#include "models/npu/units/gemv_unit.h"
-#include "models/npu/units/memcpy_unit.h"
-#include "models/npu/units/sfu_unit.h"
-#include "infra/trace/trace_hub.h"
+#include "models/npu/npu.h"
 #include "platform/vp/bus/address_router.h"
 #include "platform/vp/cpu/firmware_cpu.h"
 #include "platform/vp/simctl/sim_control.h"
@@ -40,18 +34,12 @@ class platform_top {
   npu::npu npu;
   sim_control simctl;
   mem::ddr_controller ddr;
-  mem::l2_memory l2;
-  // One stream FIFO per DMA channel: the weight FIFOs behind HP0..HP3, the
-  // CDC FIFOs of ACP_FMAP and ACP_RESULT.
-  std::array<std::unique_ptr<mem::stream_fifo>, PCCX_DMA_CHANNELS> fifos;
   std::array<std::unique_ptr<mem::dma_channel>, PCCX_DMA_CHANNELS> dma;
   mem::port_merger acp;
-  npu::memcpy_unit memcpy;
-  npu::sfu_unit sfu;
-  npu::gemv_unit gemv;
-  npu::gemm_unit gemm;
 
-  mem::stream_fifo& fifo(unsigned channel) { return *fifos.at(channel); }
+  // The stream FIFO behind DMA channel `channel`: the weight FIFOs behind
+  // HP0..HP3, the CDC FIFOs of ACP_FMAP and ACP_RESULT (owned by the NPU).
+  mem::stream_fifo& fifo(unsigned channel) { return npu.stream_fifo(channel); }
 
  private:
   sc_core::sc_signal<bool> npu_irq_;

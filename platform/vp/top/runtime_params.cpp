@@ -45,13 +45,13 @@ runtime_params to_runtime(const config::platform_config& cfg) {
   rt.simctl_base = cfg.memory_map.npu_base + PCCX_SIMCTL_OFFSET;
   rt.simctl_size = 0x1000;
 
-  rt.functional = cfg.simulation.functional();
+  rt.datapath.functional = cfg.simulation.functional();
   rt.ddr = make_ddr_params(cfg);
-  rt.l2.words = cfg.npu.l2.words;
-  rt.l2.ports = cfg.npu.l2.ports;
-  rt.l2.period = n.core_period;
-  rt.l2.read_latency_cycles = cfg.npu.l2.read_latency_cycles;
-  rt.l2.functional = rt.functional;
+  rt.datapath.l2.words = cfg.npu.l2.words;
+  rt.datapath.l2.ports = cfg.npu.l2.ports;
+  rt.datapath.l2.period = n.core_period;
+  rt.datapath.l2.read_latency_cycles = cfg.npu.l2.read_latency_cycles;
+  rt.datapath.l2.functional = rt.datapath.functional;
   for (unsigned ch = 0; ch < PCCX_DMA_CHANNELS; ++ch) {
     mem::dma_channel_params& d = rt.dma[ch];
     d = mem::dma_channel_params::for_page(ch);
@@ -63,49 +63,50 @@ runtime_params to_runtime(const config::platform_config& cfg) {
     d.descriptor_depth = cfg.dma.descriptor_depth;
     d.status_depth = cfg.dma.status_depth;
     d.alignment_bytes = cfg.dma.alignment_bytes;
-    d.functional = rt.functional;
+    d.functional = rt.datapath.functional;
   }
-  rt.weight_fifo_bytes = cfg.dma.weight_fifo_bytes;
-  rt.acp_fifo_bytes = cfg.dma.acp_fifo_bytes;
-  rt.memcpy.chunk_words = cfg.npu.memcpy.chunk_words;
+  rt.datapath.weight_fifo_bytes = cfg.dma.weight_fifo_bytes;
+  rt.datapath.acp_fifo_bytes = cfg.dma.acp_fifo_bytes;
+  rt.datapath.memcpy.chunk_words = cfg.npu.memcpy.chunk_words;
   const auto& kv = cfg.npu.kv;
-  rt.memcpy.kv_key = config::to_kv_format(kv.key, kv.head_dim);
-  rt.memcpy.kv_value = config::to_kv_format(kv.value, kv.head_dim);
-  rt.memcpy.kv_elements_per_cycle = kv.append_elements_per_cycle;
-  rt.memcpy.kv_rotation_adds_per_cycle = kv.rotation_adds_per_cycle;
-  rt.memcpy.core_period = n.core_period;
+  rt.datapath.memcpy.kv_key = config::to_kv_format(kv.key, kv.head_dim);
+  rt.datapath.memcpy.kv_value = config::to_kv_format(kv.value, kv.head_dim);
+  rt.datapath.memcpy.kv_elements_per_cycle = kv.append_elements_per_cycle;
+  rt.datapath.memcpy.kv_rotation_adds_per_cycle = kv.rotation_adds_per_cycle;
+  rt.datapath.memcpy.core_period = n.core_period;
 
   const auto& sfu = cfg.npu.sfu;
   const auto& lat = sfu.latency_cycles;
-  rt.sfu.core_period = n.core_period;
-  rt.sfu.latency = {lat.exp,   lat.sqrt,  lat.gelu, lat.sin, lat.cos, lat.reduce_sum,
-                    lat.scale, lat.recip, lat.tanh, lat.mul, lat.add, lat.max};
-  rt.sfu.output_register_cycles = lat.output_register;
-  rt.sfu.gelu = sfu.gelu == "sigmoid" ? npu::sfu_gelu_form::sigmoid : npu::sfu_gelu_form::tanh;
-  rt.sfu.functional = rt.functional;
-  rt.sfu.extensions = sfu.extensions;
+  rt.datapath.sfu.core_period = n.core_period;
+  rt.datapath.sfu.latency = {lat.exp,   lat.sqrt,  lat.gelu, lat.sin, lat.cos, lat.reduce_sum,
+                             lat.scale, lat.recip, lat.tanh, lat.mul, lat.add, lat.max};
+  rt.datapath.sfu.output_register_cycles = lat.output_register;
+  rt.datapath.sfu.gelu =
+      sfu.gelu == "sigmoid" ? npu::sfu_gelu_form::sigmoid : npu::sfu_gelu_form::tanh;
+  rt.datapath.sfu.functional = rt.datapath.functional;
+  rt.datapath.sfu.extensions = sfu.extensions;
 
   const auto& gemv = cfg.npu.gemv;
-  rt.gemv.core_period = n.core_period;
-  rt.gemv.cores = cfg.npu.gemv_cores;
-  rt.gemv.macs_per_core_per_cycle = gemv.macs_per_core_per_cycle;
-  rt.gemv.pipeline_latency_cycles = gemv.pipeline_latency_cycles;
-  rt.gemv.scale_group = gemv.scale_group;
-  rt.gemv.functional = rt.functional;
-  rt.gemv.kv_key = rt.memcpy.kv_key;
-  rt.gemv.kv_value = rt.memcpy.kv_value;
-  rt.gemv.dequant_elements_per_cycle = kv.dequant_elements_per_cycle;
-  rt.gemv_weight_fifos.assign(gemv.weight_fifos.begin(), gemv.weight_fifos.end());
+  rt.datapath.gemv.core_period = n.core_period;
+  rt.datapath.gemv.cores = cfg.npu.gemv_cores;
+  rt.datapath.gemv.macs_per_core_per_cycle = gemv.macs_per_core_per_cycle;
+  rt.datapath.gemv.pipeline_latency_cycles = gemv.pipeline_latency_cycles;
+  rt.datapath.gemv.scale_group = gemv.scale_group;
+  rt.datapath.gemv.functional = rt.datapath.functional;
+  rt.datapath.gemv.kv_key = rt.datapath.memcpy.kv_key;
+  rt.datapath.gemv.kv_value = rt.datapath.memcpy.kv_value;
+  rt.datapath.gemv.dequant_elements_per_cycle = kv.dequant_elements_per_cycle;
+  rt.datapath.gemv_weight_fifos.assign(gemv.weight_fifos.begin(), gemv.weight_fifos.end());
 
   const auto& gemm = cfg.npu.gemm;
-  rt.gemm.core_period = n.core_period;
-  rt.gemm.tile_load_cycles = gemm.tile_load_cycles;
-  rt.gemm.systolic_latency_cycles = gemm.systolic_latency_cycles;
-  rt.gemm.drain_limit = gemm.drain_limit;
-  rt.gemm.drain_cycles = gemm.drain_cycles;
-  rt.gemm.act_buffer_bytes = gemm.act_buffer_bytes;
-  rt.gemm.acc_buffer_entries = gemm.acc_buffer_entries;
-  rt.gemm.functional = rt.functional;
+  rt.datapath.gemm.core_period = n.core_period;
+  rt.datapath.gemm.tile_load_cycles = gemm.tile_load_cycles;
+  rt.datapath.gemm.systolic_latency_cycles = gemm.systolic_latency_cycles;
+  rt.datapath.gemm.drain_limit = gemm.drain_limit;
+  rt.datapath.gemm.drain_cycles = gemm.drain_cycles;
+  rt.datapath.gemm.act_buffer_bytes = gemm.act_buffer_bytes;
+  rt.datapath.gemm.acc_buffer_entries = gemm.acc_buffer_entries;
+  rt.datapath.gemm.functional = rt.datapath.functional;
   return rt;
 }
 

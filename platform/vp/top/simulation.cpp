@@ -67,13 +67,13 @@ nlohmann::json memory_summary(platform_top& top) {
   }
   nlohmann::json l2 = nlohmann::json::array();
   for (unsigned p = 0; p < 2; ++p) {
-    const auto& s = top.l2.statistics(p);
+    const auto& s = top.npu.l2().statistics(p);
     l2.push_back({{"port", p},
                   {"words_read", s.words_read},
                   {"words_written", s.words_written},
                   {"busy_ns", ns(s.busy)}});
   }
-  const auto& m = top.memcpy.statistics();
+  const auto& m = top.npu.memcpy().statistics();
   return {{"ddr", top.ddr.summary()},
           {"dma", dma},
           {"l2_ports", l2},
