@@ -8,6 +8,7 @@
 
 #include "platform/app/cli_options.h"
 #include "infra/config/config_error.h"
+#include "platform/config/decode_limits.h"
 #include "platform/config/platform_loader.h"
 #include "platform/app/decode_table_command.h"
 #include "platform/app/kv_accuracy_command.h"
@@ -101,7 +102,7 @@ int run_decode_command(const pccx::config::platform_config& cfg,
 
 int run_disasm(const pccx::config::platform_config& cfg, const std::string& file) {
   const auto words = pccx::isa::read_memh(file);
-  std::cout << pccx::isa::format_listing(words, pccx::vp::to_runtime(cfg).npu.limits);
+  std::cout << pccx::isa::format_listing(words, pccx::config::decode_limits_of(cfg));
   return kExitOk;
 }
 

@@ -10,6 +10,7 @@
 #include <sstream>
 
 #include "infra/config/layered_json.h"
+#include "platform/config/decode_limits.h"
 #include "infra/text/hex.h"
 #include "models/npu/isa/instruction.h"
 #include "pccx_dma.h"
@@ -366,7 +367,7 @@ replay_report run_replay(const config::platform_config& cfg, const replay_input&
   rep.instructions_retired = r.instructions_retired;
   rep.sim_time_ns = r.sim_time_ns;
   rep.words_sent = in.words.size();
-  const isa::decode_limits limits = vp::to_runtime(cfg).npu.limits;
+  const isa::decode_limits limits = config::decode_limits_of(cfg);
 
   auto npu_error = [&](uint64_t seq, uint32_t code, uint64_t word) {
     replay_npu_error e;

@@ -1,6 +1,7 @@
 #include "platform/vp/top/runtime_params.h"
 
 #include "pccx_simctl.h"
+#include "platform/config/decode_limits.h"
 #include "platform/vp/top/memory_params.h"
 
 namespace pccx::vp {
@@ -16,22 +17,10 @@ runtime_params to_runtime(const config::platform_config& cfg) {
   n.decode_cycles = cfg.npu.decode_cycles;
   n.issue_cycles = cfg.npu.issue_cycles;
   n.cache_write_cycles = cfg.npu.constant_cache.write_cycles;
-  n.limits.l2_words = cfg.npu.l2.words;
-  n.limits.gemv_cores = cfg.npu.gemv_cores;
-  n.limits.gemv_head_parallel = cfg.npu.gemv.head_parallel;
-  n.limits.gemv_kv_formats = cfg.npu.kv.gemv_formats;
+  n.limits = config::decode_limits_of(cfg);
   n.gemv_sfu_chaining = cfg.npu.sfu.gemv_chaining;
-  n.limits.cvo_max_length = cfg.npu.sfu.max_length;
-  n.limits.cvo_extensions = cfg.npu.sfu.extensions;
-  n.limits.cache_slots = cfg.npu.constant_cache.slots;
-  n.limits.kv_append = cfg.npu.memcpy.kv_append;
-  n.limits.enabled_banks = 0;
-  for (size_t b = 0; b < cfg.npu.constant_cache.banks.size() && b < n.cache_bank_names.size();
-       ++b) {
+  for (size_t b = 0; b < cfg.npu.constant_cache.banks.size() && b < n.cache_bank_names.size(); ++b)
     n.cache_bank_names[b] = cfg.npu.constant_cache.banks[b].name;
-    if (cfg.npu.constant_cache.banks[b].enabled)
-      n.limits.enabled_banks |= static_cast<uint8_t>(1u << b);
-  }
   n.strict = cfg.simulation.strict;
 
   rt.cpu.mmio_base = cfg.memory_map.npu_base;
