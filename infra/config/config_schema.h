@@ -95,6 +95,47 @@ inline items_opt items(std::size_t min, std::size_t max) {
   return {min, max};
 }
 
+// ---- named enums -----------------------------------------------------------
+//
+// An enum field (a mode, a policy) names its values in one table, found by
+// argument-dependent lookup in the enum's own namespace:
+//
+//   enum class sim_mode { functional, timing };
+//   inline const enum_table<sim_mode>& names_of(sim_mode) {
+//     static const enum_table<sim_mode> t = {{sim_mode::functional, "functional"},
+//                                            {sim_mode::timing, "timing"}};
+//     return t;
+//   }
+//
+// The table drives parsing (an unknown name gets a did-you-mean error), the
+// dump, the key reference and enum_name() in messages.
+template <class E>
+using enum_table = std::vector<std::pair<E, const char*>>;
+
+template <class E>
+const char* enum_name(E value) {
+  for (const auto& [e, name] : names_of(E{}))
+    if (e == value) return name;
+  return "?";
+}
+
+template <class E>
+std::vector<std::string> enum_names() {
+  std::vector<std::string> out;
+  for (const auto& entry : names_of(E{})) out.emplace_back(entry.second);
+  return out;
+}
+
+template <class E>
+bool enum_from_name(const std::string& name, E& out) {
+  for (const auto& [e, n] : names_of(E{}))
+    if (name == n) {
+      out = e;
+      return true;
+    }
+  return false;
+}
+
 // ---- type traits -----------------------------------------------------------
 
 template <class T>
@@ -190,6 +231,7 @@ template <class T, class... Opts>
 field_spec<leaf_t<T>> make_spec(const Opts&... opts) {
   field_spec<leaf_t<T>> s;
   (detail::apply_option<T>(s, opts), ...);
+  if constexpr (std::is_enum_v<leaf_t<T>>) s.choices = enum_names<leaf_t<T>>();
   return s;
 }
 

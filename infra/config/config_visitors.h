@@ -84,7 +84,7 @@ std::string expectation(const field_spec<L>& s) {
     kind = "an integer";
   else if constexpr (std::is_floating_point_v<L>)
     kind = "a number";
-  else if constexpr (std::is_same_v<L, std::string>)
+  else if constexpr (std::is_same_v<L, std::string> || std::is_enum_v<L>)
     kind = s.choices.empty() ? "a string" : "one of " + quoted_list(s.choices, "\"");
   else
     kind = "an object";
@@ -103,7 +103,7 @@ std::string type_name() {
     return "int" + std::to_string(std::numeric_limits<T>::digits + 1);
   else if constexpr (std::is_floating_point_v<T>)
     return "number";
-  else if constexpr (std::is_same_v<T, std::string>)
+  else if constexpr (std::is_same_v<T, std::string> || std::is_enum_v<T>)
     return "string";
   else if constexpr (is_vector<T>::value)
     return "array of " + type_name<typename T::value_type>();
@@ -152,6 +152,8 @@ Json encode(const T& value, const field_spec<leaf_t<T>>& s) {
     return o;
   } else if constexpr (is_struct_field_v<T>) {
     return encode_struct<Json>(value);
+  } else if constexpr (std::is_enum_v<T>) {
+    return Json(enum_name(value));
   } else {
     if constexpr (is_unsigned_field_v<T>) {
       if (s.hex_out) return Json(detail::hex_text(value));
@@ -226,6 +228,14 @@ void decode(const nlohmann::json& j, T& out, const field_spec<leaf_t<T>>& s, con
   } else if constexpr (std::is_same_v<T, bool>) {
     if (!j.is_boolean()) return fail(detail::expectation(s));
     out = j.get<bool>();
+  } else if constexpr (std::is_enum_v<T>) {
+    if (!j.is_string()) return fail(detail::expectation(s));
+    const auto& text = j.get_ref<const std::string&>();
+    if (!enum_from_name(text, out)) {
+      std::string near = detail::closest(text, s.choices);
+      diag.report(ptr, "expected " + detail::expectation(s) + ", found " + detail::json_text(j) +
+                           (near.empty() ? "" : "; did you mean \"" + near + "\"?"));
+    }
   } else if constexpr (std::is_same_v<T, std::string>) {
     if (!j.is_string()) return fail(detail::expectation(s));
     const auto& text = j.get_ref<const std::string&>();

@@ -18,8 +18,8 @@
 #include <vector>
 
 #include "infra/config/config_schema.h"
-#include "platform/config/memory_config.h"
 #include "models/kv/kv_format.h"
+#include "platform/config/memory_config.h"
 
 namespace pccx::config {
 
@@ -37,16 +37,39 @@ struct clocks_config {
   }
 };
 
+// simulation.mode: real data, or timing only.
+enum class sim_mode { functional, timing };
+inline const enum_table<sim_mode>& names_of(sim_mode) {
+  static const enum_table<sim_mode> t = {{sim_mode::functional, "functional"},
+                                         {sim_mode::timing, "timing"}};
+  return t;
+}
+
+// simulation.end_check: what a run that ends with work or errors left behind does.
+enum class end_check_policy { fail, warn };
+inline const enum_table<end_check_policy>& names_of(end_check_policy) {
+  static const enum_table<end_check_policy> t = {{end_check_policy::fail, "fail"},
+                                                 {end_check_policy::warn, "warn"}};
+  return t;
+}
+
+// npu.sfu.gelu: the GELU approximation of the SFU.
+enum class gelu_form { tanh, sigmoid };
+inline const enum_table<gelu_form>& names_of(gelu_form) {
+  static const enum_table<gelu_form> t = {{gelu_form::tanh, "tanh"},
+                                          {gelu_form::sigmoid, "sigmoid"}};
+  return t;
+}
+
 struct simulation_config {
   std::uint64_t quantum_ns = 1000;
   std::uint64_t max_time_ms = 60000;
   double max_wall_s = 900.0;
-  std::string end_check = "fail";
+  end_check_policy end_check = end_check_policy::fail;
   bool strict = false;
-  std::string mode = "functional";
+  sim_mode mode = sim_mode::functional;
 
-  // The one place the mode's name is read: real data, or timing only.
-  bool functional() const { return mode == "functional"; }
+  bool functional() const { return mode == sim_mode::functional; }
 
   template <class V>
   void visit(V& v) {
@@ -59,12 +82,10 @@ struct simulation_config {
             range(0.0, 1e7));
     v.field("end_check", end_check,
             "When the firmware ends while the NPU is busy or an NPU or DMA error was never "
-            "cleared: fail the run, or only warn",
-            one_of({"fail", "warn"}));
+            "cleared: fail the run, or only warn");
     v.field("strict", strict, "End the run at the first NPU error instead of latching it");
     v.field("mode", mode,
-            "functional: real bytes in DDR, L2 and FIFOs; timing: timing only, no data is stored",
-            one_of({"functional", "timing"}));
+            "functional: real bytes in DDR, L2 and FIFOs; timing: timing only, no data is stored");
   }
 };
 
@@ -174,7 +195,7 @@ struct sfu_config {
   std::uint32_t max_length = 2048;
   bool extensions = true;
   bool gemv_chaining = true;
-  std::string gelu = "tanh";
+  gelu_form gelu = gelu_form::tanh;
   sfu_latency_config latency_cycles;
 
   template <class V>
@@ -186,8 +207,7 @@ struct sfu_config {
             "Direct GEMV -> SFU path: a CVO whose source is an in-flight GEMV's result "
             "consumes it as it is produced instead of waiting for the GEMV to retire");
     v.field("gelu", gelu,
-            "GELU form: tanh (the model's) or sigmoid (the RTL's x * sigmoid(1.702 x))",
-            one_of({"tanh", "sigmoid"}));
+            "GELU form: tanh (the model's) or sigmoid (the RTL's x * sigmoid(1.702 x))");
     v.field("latency_cycles", latency_cycles, "Pipeline latency per function, core cycles");
   }
 };

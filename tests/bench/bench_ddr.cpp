@@ -85,7 +85,7 @@ class hp_stream : public sc_core::sc_module {
 struct bench_system {
   bench_system() {
     pccx::config::platform_config cfg;
-    cfg.simulation.mode = "timing";
+    cfg.simulation.mode = pccx::config::sim_mode::timing;
     const auto params = pccx::vp::make_ddr_params(cfg);
     tlm::tlm_global_quantum::instance().set(
         sc_time(static_cast<double>(cfg.simulation.quantum_ns), sc_core::SC_NS));

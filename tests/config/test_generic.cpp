@@ -127,3 +127,53 @@ TEST(ConfigGeneric, LayeredJsonTracksOrigins) {
   doc.merge(nlohmann::json{{"a", 0}}, "two.json");
   EXPECT_EQ(doc.origin_of("/a/c/1").name, "two.json");
 }
+
+// A typed enum field: its names come from the enum's own table, for parsing
+// (with a did-you-mean), dump, key reference and messages.
+namespace enum_test {
+
+enum class scheduler { fifo, frfcfs, grouped };
+inline const enum_table<scheduler>& names_of(scheduler) {
+  static const enum_table<scheduler> t = {
+      {scheduler::fifo, "fifo"}, {scheduler::frfcfs, "frfcfs"}, {scheduler::grouped, "grouped"}};
+  return t;
+}
+
+struct controller_config {
+  scheduler policy = scheduler::frfcfs;
+  std::vector<scheduler> fallbacks = {scheduler::fifo};
+
+  template <class V>
+  void visit(V& v) {
+    v.field("policy", policy, "Scheduling policy");
+    v.field("fallbacks", fallbacks, "Policies tried after the first");
+  }
+};
+
+}  // namespace enum_test
+
+TEST(ConfigEnums, NamesParseDumpAndDescribe) {
+  using enum_test::controller_config;
+  using enum_test::scheduler;
+  const controller_config c =
+      load_as<controller_config>({{}, {"policy=grouped", R"(fallbacks=["frfcfs","fifo"])"}});
+  EXPECT_EQ(c.policy, scheduler::grouped);
+  ASSERT_EQ(c.fallbacks.size(), 2u);
+  EXPECT_EQ(c.fallbacks[0], scheduler::frfcfs);
+  EXPECT_EQ(to_json_as(c),
+            nlohmann::json::parse(R"({"policy":"grouped","fallbacks":["frfcfs","fifo"]})"));
+  EXPECT_STREQ(enum_name(scheduler::fifo), "fifo");
+  const auto keys = describe_keys_as<controller_config>();
+  ASSERT_EQ(keys.size(), 2u);
+  EXPECT_EQ(keys[0].type, "string");
+  EXPECT_EQ(keys[0].default_value, "\"frfcfs\"");
+  EXPECT_EQ(keys[0].constraint, "one of fifo, frfcfs, grouped");
+}
+
+TEST(ConfigEnums, AnUnknownNameGetsADidYouMean) {
+  const std::string err = load_error<enum_test::controller_config>({{}, {"policy=frfcsf"}});
+  EXPECT_NE(err.find("/policy: expected one of \"fifo\", \"frfcfs\", \"grouped\", found "
+                     "\"frfcsf\"; did you mean \"frfcfs\"?"),
+            std::string::npos)
+      << err;
+}

@@ -51,7 +51,7 @@ TEST(DdrEfficiency, MixedFactorFromTurnarounds) {
 
 TEST(DdrEfficiency, FixedModelIsPeakTimesFixedEfficiency) {
   config::platform_config cfg;
-  cfg.ddr.model = "fixed";
+  cfg.ddr.model = pccx::config::efficiency_model::fixed;
   const ddr_efficiency e = derive_efficiency(cfg.ddr);
   EXPECT_DOUBLE_EQ(e.effective_bytes_per_s, 19.2e9 * 0.57);
   EXPECT_DOUBLE_EQ(e.refresh_factor * e.row_switch_factor * e.controller_factor *

@@ -6,7 +6,9 @@
 #include <stdexcept>
 
 #include "ddr_test_bench.h"
+#include "infra/config/config_loader.h"
 #include "models/memory/ddr/arbitration_policy.h"
+#include "models/memory/ddr/ddr_config.h"
 
 namespace pccx::test {
 namespace {
@@ -65,6 +67,19 @@ TEST(DdrPolicy, FixedPriorityServesInPortOrder) {
 TEST(DdrPolicy, UnknownNameIsRejected) {
   EXPECT_THROW(mem::make_arbitration_policy("lottery", port_rates{}), std::invalid_argument);
   EXPECT_EQ(mem::arbitration_policy_names().size(), 3u);
+}
+
+// The schema accepts exactly the policies the registry can make.
+TEST(DdrPolicy, SchemaNamesAreTheRegistrysNames) {
+  for (const auto& k : pccx::config::describe_keys_as<pccx::config::ddr_config>())
+    if (k.pointer == "/arbitration") {
+      std::string want = "one of ";
+      for (const auto& n : mem::arbitration_policy_names())
+        want += (want == "one of " ? "" : ", ") + n;
+      EXPECT_EQ(k.constraint, want);
+      return;
+    }
+  ADD_FAILURE() << "ddr_config has no arbitration key";
 }
 
 TEST(DdrPolicy, WeightedSharesThroughTheController) {

@@ -18,7 +18,7 @@ namespace {
 
 config::platform_config timing() {
   config::platform_config cfg;
-  cfg.simulation.mode = "timing";
+  cfg.simulation.mode = pccx::config::sim_mode::timing;
   return cfg;
 }
 

@@ -89,7 +89,7 @@ INSTANTIATE_TEST_SUITE_P(Formats, DecodeFunctional, ::testing::ValuesIn(kCases),
 // The check refuses a timing-mode platform (no values to compare).
 TEST(DecodeFunctionalErrors, TimingModeIsRefused) {
   config::platform_config cfg;
-  cfg.simulation.mode = "timing";
+  cfg.simulation.mode = pccx::config::sim_mode::timing;
   const auto m = llm::load_model(std::string(PCCX_SOURCE_DIR) + "/configs/models/tiny.json");
   workload::decode_options o;
   o.context = 16;

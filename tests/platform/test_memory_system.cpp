@@ -72,7 +72,7 @@ vp::run_result stream_into_drains(const config::platform_config& cfg) {
 
 TEST(MemorySystem, FourHpChannelsReachTheEffectiveDdrBandwidth) {
   config::platform_config cfg;
-  cfg.simulation.mode = "timing";
+  cfg.simulation.mode = pccx::config::sim_mode::timing;
   cfg.output.dir = temp_path("four_hp");
   auto r = stream_into_drains(cfg);
   ASSERT_EQ(r.exit_code, 0) << r.message;
@@ -111,7 +111,7 @@ TEST(MemorySystem, DmaRoundTripThroughL2IsByteExact) {
 
 TEST(MemorySystem, DescriptorErrorsReachTheFirmware) {
   config::platform_config cfg;
-  cfg.simulation.end_check = "warn";  // the firmware leaves ERR set
+  cfg.simulation.end_check = pccx::config::end_check_policy::warn;  // the firmware leaves ERR set
   auto r = vp::run_simulation(cfg, test_firmware(&bad_descriptor, "bad"), nullptr);
   EXPECT_EQ(r.exit_code, 0) << "failed check " << r.exit_code << ": " << r.message;
   EXPECT_EQ(r.memory["dma"]["hp2"]["descriptor_errors"], 1);
@@ -127,7 +127,7 @@ TEST(MemorySystem, StrictModeEndsTheRunOnADescriptorError) {
 
 TEST(MemorySystem, TimingOnlyModeStoresNoDdrData) {
   config::platform_config cfg;
-  cfg.simulation.mode = "timing";
+  cfg.simulation.mode = pccx::config::sim_mode::timing;
   auto r = stream_into_drains(cfg);
   ASSERT_EQ(r.exit_code, 0) << r.message;
   EXPECT_EQ(r.memory["ddr"]["store"]["allocated_pages"], 0) << r.memory["ddr"]["store"].dump();

@@ -48,7 +48,7 @@ class Plots : public ::testing::Test {
 
   config::platform_config plotting(uint32_t columns = 2000) const {
     config::platform_config cfg;
-    cfg.simulation.mode = "timing";
+    cfg.simulation.mode = pccx::config::sim_mode::timing;
     cfg.output.dir = dir();
     cfg.output.plots = true;
     cfg.output.plot_columns = columns;
@@ -331,7 +331,7 @@ void expect_bars(const element& svg, const workload::decode_report& rep, size_t 
 
 TEST_F(Plots, LatencyBarsFromTheMarkers) {
   config::platform_config cfg;
-  cfg.simulation.mode = "timing";
+  cfg.simulation.mode = pccx::config::sim_mode::timing;
   const auto rep = tiny_decode(cfg, 3, false);
   ASSERT_EQ(rep.run.exit_code, 0) << rep.run.message;
   workload::write_latency_breakdown_svg(rep, path("latency.svg"));
@@ -343,7 +343,7 @@ TEST_F(Plots, LatencyBarsFromTheMarkers) {
 
 TEST_F(Plots, LatencyBarOfTheParts) {
   config::platform_config cfg;
-  cfg.simulation.mode = "timing";
+  cfg.simulation.mode = pccx::config::sim_mode::timing;
   const auto rep = tiny_decode(cfg, 1, true);
   ASSERT_EQ(rep.run.exit_code, 0) << rep.run.message;
   ASSERT_EQ(rep.parts.size(), 13u);
@@ -358,7 +358,7 @@ TEST_F(Plots, LatencyBarOfTheParts) {
 
 TEST_F(Plots, LatencyBarsOfTokensAndTheMeanOfTheParts) {
   config::platform_config cfg;
-  cfg.simulation.mode = "timing";
+  cfg.simulation.mode = pccx::config::sim_mode::timing;
   const auto rep = tiny_decode(cfg, 2, true);
   ASSERT_EQ(rep.run.exit_code, 0) << rep.run.message;
   workload::write_latency_breakdown_svg(rep, path("latency.svg"));

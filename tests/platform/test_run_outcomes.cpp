@@ -131,7 +131,7 @@ TEST(RunOutcomes, StrictModeEndsTheRunAtTheFirstNpuError) {
 
 TEST(RunOutcomes, WithoutStrictTheSameErrorIsLatchedAndTheRunFinishes) {
   config::platform_config cfg;
-  cfg.simulation.end_check = "warn";
+  cfg.simulation.end_check = pccx::config::end_check_policy::warn;
   auto r = run(&issues_illegal, cfg);
   EXPECT_EQ(r.state, vp::run_control::state::finished);
   EXPECT_EQ(r.exit_code, 0);

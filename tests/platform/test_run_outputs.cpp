@@ -50,7 +50,7 @@ std::string read_file(const fs::path& p) {
 
 // Two tokens of configs/models/tiny.json after 16 of context, timing mode.
 workload::decode_report tiny_decode(config::platform_config cfg) {
-  cfg.simulation.mode = "timing";
+  cfg.simulation.mode = pccx::config::sim_mode::timing;
   const auto m = llm::load_model(std::string(PCCX_SOURCE_DIR) + "/configs/models/tiny.json");
   workload::decode_options o;
   o.context = 16;

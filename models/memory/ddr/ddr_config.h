@@ -13,6 +13,14 @@
 
 namespace pccx::config {
 
+// ddr.model: how the effective bandwidth is found.
+enum class efficiency_model { derived, fixed };
+inline const enum_table<efficiency_model>& names_of(efficiency_model) {
+  static const enum_table<efficiency_model> t = {{efficiency_model::derived, "derived"},
+                                                 {efficiency_model::fixed, "fixed"}};
+  return t;
+}
+
 // JEDEC DDR4 timing in clock cycles (tCK) unless the name says ns.
 struct ddr_timing_config {
   std::uint32_t cl = 16;
@@ -38,7 +46,7 @@ struct ddr_timing_config {
 };
 
 struct ddr_config {
-  std::string model = "derived";
+  efficiency_model model = efficiency_model::derived;
   std::uint32_t data_rate_mtps = 2400;
   std::uint32_t bus_bits = 64;
   std::uint32_t burst_length = 8;
@@ -61,8 +69,7 @@ struct ddr_config {
   void visit(V& v) {
     v.field("model", model,
             "Efficiency model: derived (from DRAM timing, refresh, row switches, controller "
-            "and interconnect efficiency) or fixed (peak x fixed_efficiency)",
-            one_of({"derived", "fixed"}));
+            "and interconnect efficiency) or fixed (peak x fixed_efficiency)");
     v.field("data_rate_mtps", data_rate_mtps, "Transfer rate, MT/s (2400 per DS987)",
             range(800, 6400));
     v.field("bus_bits", bus_bits, "Data bus width", range(8, 128));

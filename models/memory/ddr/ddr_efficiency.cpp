@@ -6,7 +6,7 @@
 namespace pccx::mem {
 
 const char* efficiency_model_name(efficiency_model m) {
-  return m == efficiency_model::fixed ? "fixed" : "derived";
+  return config::enum_name(m);
 }
 
 ddr_efficiency derive_efficiency(const config::ddr_config& p) {
@@ -16,7 +16,7 @@ ddr_efficiency derive_efficiency(const config::ddr_config& p) {
     throw std::invalid_argument("DDR efficiency: tREFI must be longer than tRFC");
 
   ddr_efficiency e;
-  e.model = efficiency_model_of(p);
+  e.model = p.model;
   e.tck_ns = 2000.0 / p.data_rate_mtps;  // two transfers per clock
   const double bus_bytes = p.bus_bits / 8.0;
   e.peak_bytes_per_s = p.data_rate_mtps * 1e6 * bus_bytes;

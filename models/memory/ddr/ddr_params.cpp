@@ -7,10 +7,6 @@ namespace pccx::mem {
 using sc_core::SC_NS;
 using sc_core::sc_time;
 
-efficiency_model efficiency_model_of(const config::ddr_config& d) {
-  return d.model == "fixed" ? efficiency_model::fixed : efficiency_model::derived;
-}
-
 ddr_params make_ddr_params(const config::ddr_config& d, const ddr_surroundings& s) {
   ddr_params p;
   p.dram = d;

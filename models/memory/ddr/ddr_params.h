@@ -14,8 +14,7 @@
 
 namespace pccx::mem {
 
-enum class efficiency_model { derived, fixed };
-efficiency_model efficiency_model_of(const config::ddr_config& d);
+using config::efficiency_model;
 
 struct ddr_params {
   config::ddr_config dram;  // the ddr section: DRAM timing and efficiencies

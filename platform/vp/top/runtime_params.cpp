@@ -70,8 +70,8 @@ runtime_params to_runtime(const config::platform_config& cfg) {
   rt.datapath.sfu.latency = {lat.exp,   lat.sqrt,  lat.gelu, lat.sin, lat.cos, lat.reduce_sum,
                              lat.scale, lat.recip, lat.tanh, lat.mul, lat.add, lat.max};
   rt.datapath.sfu.output_register_cycles = lat.output_register;
-  rt.datapath.sfu.gelu =
-      sfu.gelu == "sigmoid" ? npu::sfu_gelu_form::sigmoid : npu::sfu_gelu_form::tanh;
+  rt.datapath.sfu.gelu = sfu.gelu == config::gelu_form::sigmoid ? npu::sfu_gelu_form::sigmoid
+                                                                : npu::sfu_gelu_form::tanh;
   rt.datapath.sfu.functional = rt.datapath.functional;
   rt.datapath.sfu.extensions = sfu.extensions;
 

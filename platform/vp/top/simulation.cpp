@@ -1,5 +1,4 @@
 #include "platform/vp/top/simulation.h"
-#include "infra/text/hex.h"
 
 #include <algorithm>
 #include <chrono>
@@ -8,10 +7,11 @@
 #include <iomanip>
 #include <sstream>
 
-#include "platform/config/platform_loader.h"
 #include "infra/log/logger.h"
-#include "models/npu/isa/instruction.h"
+#include "infra/text/hex.h"
 #include "infra/trace/trace_hub.h"
+#include "models/npu/isa/instruction.h"
+#include "platform/config/platform_loader.h"
 #include "platform/vp/cpu/fatal_signal_report.h"
 #include "platform/vp/report/bandwidth_svg.h"
 #include "platform/vp/report/run_speed.h"
@@ -226,7 +226,7 @@ run_result run_simulation(const config::platform_config& cfg, const firmware_ima
   const fatal_signal_report crash_report(fw.name, top.cpu.activity());
   simulate(top, rt.max_time, watchdog, cfg.simulation.max_time_ms);
   if (top.control.current() == run_control::state::finished)
-    check_end_state(top, cfg.simulation.end_check == "fail", log);
+    check_end_state(top, cfg.simulation.end_check == config::end_check_policy::fail, log);
 
   run_result r;
   r.state = top.control.current();
@@ -265,7 +265,8 @@ run_result run_simulation(const config::platform_config& cfg, const firmware_ima
     if (cfg.output.plots) {
       report::bandwidth_plot plot;
       const std::string& name = cfg.output.run_name.empty() ? fw.name : cfg.output.run_name;
-      plot.title = "DDR bandwidth: " + name + " (" + cfg.simulation.mode + " mode)";
+      plot.title =
+          "DDR bandwidth: " + name + " (" + config::enum_name(cfg.simulation.mode) + " mode)";
       plot.end_ns = r.sim_time_ns;
       plot.peak_gbps = top.ddr.efficiency().peak_bytes_per_s * 1e-9;
       plot.effective_gbps = top.ddr.efficiency().effective_bytes_per_s * 1e-9;
