@@ -1,5 +1,4 @@
 #include "traces/pccx_session.h"
-#include "infra/text/hex.h"
 
 #include <array>
 #include <cerrno>
@@ -9,6 +8,8 @@
 #include <cstring>
 #include <filesystem>
 #include <stdexcept>
+
+#include "infra/text/hex.h"
 
 namespace pccx::trace {
 

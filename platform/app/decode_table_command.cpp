@@ -7,8 +7,8 @@
 #include <nlohmann/json.hpp>
 #include <sstream>
 
-#include "platform/app/child_process.h"
 #include "infra/config/config_error.h"
+#include "platform/app/child_process.h"
 #include "platform/vp/top/simulation.h"
 #include "platform/workload/decode_table.h"
 

@@ -6,24 +6,24 @@
 #include <iostream>
 #include <systemc>
 
-#include "platform/app/cli_options.h"
 #include "infra/config/config_error.h"
-#include "platform/config/decode_limits.h"
-#include "platform/config/platform_loader.h"
-#include "platform/app/decode_table_command.h"
-#include "platform/app/kv_accuracy_command.h"
-#include "platform/workload/llm/ddr_plan.h"
-#include "platform/workload/llm/model_config.h"
 #include "models/npu/isa/instruction.h"
 #include "models/npu/isa/memh_reader.h"
+#include "platform/app/cli_options.h"
+#include "platform/app/decode_table_command.h"
+#include "platform/app/kv_accuracy_command.h"
 #include "platform/app/replay_command.h"
 #include "platform/app/sweep_command.h"
+#include "platform/config/decode_limits.h"
+#include "platform/config/platform_loader.h"
 #include "platform/vp/firmware/firmware_loader.h"
 #include "platform/vp/top/runtime_params.h"
 #include "platform/vp/top/simulation.h"
 #include "platform/workload/decode_plots.h"
 #include "platform/workload/decode_report_json.h"
 #include "platform/workload/decode_runner.h"
+#include "platform/workload/llm/ddr_plan.h"
+#include "platform/workload/llm/model_config.h"
 
 namespace {
 

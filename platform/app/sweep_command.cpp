@@ -10,12 +10,12 @@
 #include <nlohmann/json.hpp>
 #include <sstream>
 
-#include "platform/app/child_process.h"
 #include "infra/config/config_error.h"
-#include "platform/workload/llm/model_config.h"
 #include "models/npu/isa/memh_reader.h"
+#include "platform/app/child_process.h"
 #include "platform/vp/top/simulation.h"
 #include "platform/workload/decode_table.h"
+#include "platform/workload/llm/model_config.h"
 #include "platform/workload/sweep_plan.h"
 #include "platform/workload/sweep_table.h"
 

@@ -1,7 +1,7 @@
 // Configuration of the memory system: the DMA channels and bandwidth
-// statistics (the DDR4 controller's section is models/memory/ddr/ddr_config.h). Defaults describe the KV260
-// (DDR4-2400 x64, HP ports 128 bit at the AXI clock); where each default
-// comes from is in docs/models/memory-ddr.md and docs/models/memory-dma-l2.md.
+// statistics (the DDR4 controller's section is models/memory/ddr/ddr_config.h). Defaults describe
+// the KV260 (DDR4-2400 x64, HP ports 128 bit at the AXI clock); where each default comes from is in
+// docs/models/memory-ddr.md and docs/models/memory-dma-l2.md.
 #pragma once
 
 #include <cstdint>

@@ -6,8 +6,8 @@
 
 #include <nlohmann/json.hpp>
 
-#include "platform/workload/llm/roofline.h"
 #include "platform/workload/decode_runner.h"
+#include "platform/workload/llm/roofline.h"
 
 namespace pccx::workload {
 

@@ -6,8 +6,8 @@
 #include <sstream>
 
 #include "infra/config/layered_json.h"
-#include "platform/workload/llm/model_config.h"
 #include "platform/workload/json_input.h"
+#include "platform/workload/llm/model_config.h"
 #include "platform/workload/table_format.h"
 
 namespace pccx::workload {

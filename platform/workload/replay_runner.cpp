@@ -10,12 +10,12 @@
 #include <sstream>
 
 #include "infra/config/layered_json.h"
-#include "platform/config/decode_limits.h"
 #include "infra/text/hex.h"
 #include "models/npu/isa/instruction.h"
 #include "pccx_dma.h"
 #include "pccx_host_mem.h"
 #include "pccx_replay.h"
+#include "platform/config/decode_limits.h"
 #include "platform/vp/top/platform_top.h"
 #include "platform/vp/top/runtime_params.h"
 #include "platform/workload/decode_report_json.h"
@@ -358,9 +358,10 @@ replay_report run_replay(const config::platform_config& cfg, const replay_input&
   auto probe = [&](vp::platform_top& top) {
     top.npu.cmd().errors.subscribe(
         [&latched](const npu::npu_error& e) { latched.emplace(e.seq, e); });
-    top.npu.cmd().retirements.subscribe([&completed](const npu::command_processor::retire_record& r) {
-      if (r.seq < completed.size()) completed[r.seq] = true;
-    });
+    top.npu.cmd().retirements.subscribe(
+        [&completed](const npu::command_processor::retire_record& r) {
+          if (r.seq < completed.size()) completed[r.seq] = true;
+        });
   };
   rep.run = vp::run_simulation(cfg, fw, nullptr, probe);
   const vp::run_result& r = rep.run;

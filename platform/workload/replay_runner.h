@@ -12,8 +12,8 @@
 #include <string>
 #include <vector>
 
-#include "platform/config/platform_config.h"
 #include "models/npu/isa/memh_reader.h"
+#include "platform/config/platform_config.h"
 #include "platform/vp/top/simulation.h"
 
 namespace pccx::workload {

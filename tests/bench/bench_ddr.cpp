@@ -18,9 +18,9 @@
 #include <memory>
 #include <systemc>
 
-#include "platform/config/platform_config.h"
 #include "infra/log/logger.h"
 #include "models/memory/ddr/ddr_controller.h"
+#include "platform/config/platform_config.h"
 #include "platform/vp/top/memory_params.h"
 
 namespace {

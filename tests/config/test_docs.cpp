@@ -67,8 +67,8 @@ TEST(ConfigDocs, EveryValueInTheTreeIsDescribed) {
 }
 
 TEST(ConfigDocs, DocsMentionEveryKey) {
-  const std::string docs = cfgtest::read_text(
-      cfgtest::source_path("docs/reference/configuration.md"));
+  const std::string docs =
+      cfgtest::read_text(cfgtest::source_path("docs/reference/configuration.md"));
   ASSERT_FALSE(docs.empty()) << "docs/reference/configuration.md is missing";
   for (const auto& k : describe_keys())
     EXPECT_NE(docs.find("`" + k.pointer + "`"), std::string::npos)

@@ -89,9 +89,11 @@ void stream_initiator::run() {
 
 ddr_system::ddr_system(const std::vector<std::string>& sets, const std::string& p,
                        const std::function<void(mem::ddr_params&)>& tweak)
-    : cfg(config::load({{}, sets})), params(mem::make_ddr_params(
+    : cfg(config::load({{}, sets})),
+      params(mem::make_ddr_params(
           cfg.ddr, {cfg.memory_map.ddr_base, cfg.memory_map.ddr_size, cfg.simulation.functional(),
-                    cfg.clocks.axi_mhz, cfg.simulation.quantum_ns, cfg.stats.window_ns})), prefix(p) {
+                    cfg.clocks.axi_mhz, cfg.simulation.quantum_ns, cfg.stats.window_ns})),
+      prefix(p) {
   if (tweak) tweak(params);
   ddr = std::make_unique<mem::ddr_controller>((prefix + "ddr").c_str(), params);
 }

@@ -14,8 +14,8 @@
 #include <tlm>
 #include <vector>
 
-#include "platform/config/platform_config.h"
 #include "models/memory/ddr/ddr_controller.h"
+#include "platform/config/platform_config.h"
 
 namespace pccx::test {
 

@@ -4,8 +4,8 @@
 
 #include <iostream>
 
-#include "platform/config/platform_config.h"
 #include "models/memory/ddr/ddr_efficiency.h"
+#include "platform/config/platform_config.h"
 
 namespace pccx::mem {
 namespace {

@@ -21,11 +21,11 @@
 #include <tlm>
 #include <vector>
 
+#include "mmio_master.h"
 #include "models/memory/common/traffic.h"
 #include "models/memory/dma/dma_channel.h"
 #include "models/memory/dma/stream_fifo.h"
 #include "models/memory/l2/l2_memory.h"
-#include "mmio_master.h"
 #include "models/npu/npu.h"
 #include "models/npu/units/memcpy_unit.h"
 #include "pccx_dma.h"

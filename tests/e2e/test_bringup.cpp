@@ -26,7 +26,8 @@ TEST_F(Bringup, TheShapeBugIsNamedEverywhereADriverEngineerLooks) {
   EXPECT_TRUE(contains(r.out, "gemv_bringup: NPU error 12 on instruction #4")) << r.out;
   const std::string detail =
       "GEMV activation size X*Y*Z = 64 (fmap_shape slot 2) != M*K = 32 (weight_shape slot 3)";
-  EXPECT_TRUE(contains(r.err, "#4 0x0004000100008300: ERR_UNIT_FAULT: npu.gemv: " + detail)) << r.err;
+  EXPECT_TRUE(contains(r.err, "#4 0x0004000100008300: ERR_UNIT_FAULT: npu.gemv: " + detail))
+      << r.err;
   EXPECT_TRUE(contains(r.err, "returned 3")) << r.err;
 
   bool found = false;

@@ -5,8 +5,8 @@
 #include <cstdlib>
 #include <cstring>
 
-#include "platform/config/platform_loader.h"
 #include "infra/log/logger.h"
+#include "platform/config/platform_loader.h"
 
 namespace pccx::fuzz {
 

@@ -9,8 +9,8 @@
 #include <iomanip>
 #include <iostream>
 
-#include "platform/workload/llm/reference_decoder.h"
 #include "llm_test_util.h"
+#include "platform/workload/llm/reference_decoder.h"
 
 using namespace pccx::llm;
 

@@ -2,8 +2,8 @@
 // (pccx-v002-digest.md section 4 computes the same bound at 10 GB/s).
 #include <gtest/gtest.h>
 
-#include "platform/workload/llm/roofline.h"
 #include "llm_test_util.h"
+#include "platform/workload/llm/roofline.h"
 
 using namespace pccx::llm;
 using namespace llmtest;

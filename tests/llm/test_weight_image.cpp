@@ -7,9 +7,9 @@
 #include <cmath>
 #include <set>
 
-#include "platform/workload/llm/weight_image.h"
 #include "llm_test_util.h"
 #include "models/npu/units/bf16.h"
+#include "platform/workload/llm/weight_image.h"
 
 using namespace pccx::llm;
 namespace bf16 = pccx::npu::bf16;

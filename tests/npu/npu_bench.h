@@ -15,9 +15,9 @@
 #include <vector>
 
 #include "mmio_master.h"
-#include "models/npu/npu.h"
 #include "models/npu/core/threaded_unit.h"
 #include "models/npu/isa/instruction.h"
+#include "models/npu/npu.h"
 #include "pccx_isa.h"
 #include "uCA_v1_api.h"
 

@@ -9,8 +9,8 @@
 #include <string>
 #include <vector>
 
-#include "platform/config/platform_config.h"
 #include "models/npu/core/threaded_unit.h"
+#include "platform/config/platform_config.h"
 #include "platform/vp/firmware/firmware_loader.h"
 #include "platform/vp/top/platform_top.h"
 #include "platform/vp/top/simulation.h"

@@ -11,8 +11,8 @@
 #include <iostream>
 
 #include "platform/config/platform_config.h"
-#include "platform/workload/llm/model_config.h"
 #include "platform/workload/decode_runner.h"
+#include "platform/workload/llm/model_config.h"
 
 using namespace pccx;
 

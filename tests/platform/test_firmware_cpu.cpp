@@ -91,7 +91,8 @@ TEST(FirmwareCpu, WaitIdleSleepsOnTheNpuLineInsteadOfPolling) {
 TEST(FirmwareCpu, WaitIdleTimesOutInSimulatedTime) {
   std::unique_ptr<slow_unit> gemv;
   config::platform_config cfg;
-  cfg.simulation.end_check = pccx::config::end_check_policy::warn;  // the firmware returns with the GEMV still running
+  cfg.simulation.end_check =
+      pccx::config::end_check_policy::warn;  // the firmware returns with the GEMV still running
   auto r = vp::run_simulation(cfg, test_firmware(&gemv_then_short_wait, "short"), nullptr,
                               bind_slow_gemv(gemv));
   ASSERT_EQ(r.state, vp::run_control::state::finished) << r.message;
@@ -102,7 +103,8 @@ TEST(FirmwareCpu, WaitIdleTimesOutInSimulatedTime) {
 
 TEST(FirmwareCpu, SyncReportsALatchedError) {
   config::platform_config cfg;
-  cfg.simulation.end_check = pccx::config::end_check_policy::warn;  // the firmware leaves the error latched
+  cfg.simulation.end_check =
+      pccx::config::end_check_policy::warn;  // the firmware leaves the error latched
   auto r = vp::run_simulation(cfg, test_firmware(&illegal_then_wait, "illegal"), nullptr);
   ASSERT_EQ(r.state, vp::run_control::state::finished) << r.message;
   EXPECT_EQ(r.exit_code, 0);

@@ -10,7 +10,6 @@
 #include <cstring>
 #include <random>
 
-#include "platform/config/platform_config.h"
 #include "firmware_test_io.h"
 #include "gemv_kv_reference.h"
 #include "models/kv/kv_codec.h"
@@ -19,6 +18,7 @@
 #include "pccx_isa.h"
 #include "pccx_kv.h"
 #include "pccx_uca_ext.h"
+#include "platform/config/platform_config.h"
 #include "platform_test_util.h"
 #include "uCA_v1_api.h"
 

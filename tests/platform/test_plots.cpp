@@ -12,17 +12,17 @@
 #include <nlohmann/json.hpp>
 #include <sstream>
 
-#include "platform/config/platform_loader.h"
-#include "platform/workload/llm/model_config.h"
-#include "models/memory/ddr/ddr_efficiency.h"
-#include "svg_reader.h"
 #include "infra/trace/trace_hub.h"
+#include "models/memory/ddr/ddr_efficiency.h"
+#include "platform/config/platform_loader.h"
 #include "platform/vp/firmware/firmware_loader.h"
 #include "platform/vp/report/bandwidth_svg.h"
 #include "platform/vp/report/svg_plot.h"
 #include "platform/vp/top/simulation.h"
 #include "platform/workload/decode_plots.h"
 #include "platform/workload/decode_runner.h"
+#include "platform/workload/llm/model_config.h"
+#include "svg_reader.h"
 
 using namespace pccx;
 namespace fs = std::filesystem;

@@ -14,13 +14,13 @@
 #include <set>
 #include <sstream>
 
-#include "platform/workload/llm/model_config.h"
 #include "pccx_simctl.h"
 #include "pccx_uca_ext.h"
-#include "platform_test_util.h"
-#include "traces/pccx_session.h"
 #include "platform/vp/top/run_outputs.h"
 #include "platform/workload/decode_runner.h"
+#include "platform/workload/llm/model_config.h"
+#include "platform_test_util.h"
+#include "traces/pccx_session.h"
 
 using namespace pccx;
 using namespace pccx::test;

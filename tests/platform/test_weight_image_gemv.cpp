@@ -8,11 +8,11 @@
 
 #include "gemv_bench.h"
 #include "gemv_reference.h"
+#include "models/npu/units/bf16.h"
+#include "models/npu/units/matmul_common.h"
 #include "platform/workload/llm/ddr_plan.h"
 #include "platform/workload/llm/model_config.h"
 #include "platform/workload/llm/weight_image.h"
-#include "models/npu/units/bf16.h"
-#include "models/npu/units/matmul_common.h"
 #include "uCA_v1_api.h"
 
 using namespace pccx;

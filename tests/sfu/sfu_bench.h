@@ -9,8 +9,8 @@
 #include <systemc>
 
 #include "mmio_master.h"
-#include "models/npu/npu.h"
 #include "models/npu/isa/instruction.h"
+#include "models/npu/npu.h"
 #include "models/npu/units/sfu_unit.h"
 #include "unit_bench.h"
 

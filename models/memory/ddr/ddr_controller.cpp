@@ -1,5 +1,4 @@
 #include "models/memory/ddr/ddr_controller.h"
-#include "infra/text/hex.h"
 
 #include <algorithm>
 #include <cmath>
@@ -7,6 +6,7 @@
 #include <stdexcept>
 #include <utility>
 
+#include "infra/text/hex.h"
 #include "infra/trace/trace_hub.h"
 
 namespace pccx::mem {

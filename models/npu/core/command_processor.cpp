@@ -1,10 +1,10 @@
 #include "models/npu/core/command_processor.h"
-#include "infra/text/hex.h"
 
 #include <cinttypes>
 #include <cstdio>
 #include <memory>
 
+#include "infra/text/hex.h"
 #include "pccx_isa.h"
 #include "uCA_v1_api.h"
 
@@ -389,7 +389,8 @@ void command_processor::record(const dispatched_instruction& d, const char* unit
                                const sc_time& queued, const sc_time& issued, const sc_time& started,
                                uint32_t err, const std::string& detail) {
   if (retirements.connected())
-    retirements.write({d.seq, d.ins.word, unit, queued, issued, started, sc_core::sc_time_stamp(), err});
+    retirements.write(
+        {d.seq, d.ins.word, unit, queued, issued, started, sc_core::sc_time_stamp(), err});
   if (!instr_trace_) return;
   nlohmann::ordered_json rec = {
       {"seq", d.seq},

@@ -17,12 +17,12 @@
 
 #include "infra/log/logger.h"
 #include "infra/trace/analysis_port.h"
+#include "infra/trace/trace_hub.h"
 #include "models/npu/core/command_fifo.h"
 #include "models/npu/core/constant_cache.h"
 #include "models/npu/core/execution_unit.h"
 #include "models/npu/core/npu_params.h"
 #include "models/npu/core/perf_counters.h"
-#include "infra/trace/trace_hub.h"
 
 namespace pccx::npu {
 

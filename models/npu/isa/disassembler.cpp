@@ -4,8 +4,8 @@
 #include <string>
 #include <type_traits>
 
-#include "models/npu/isa/instruction.h"
 #include "infra/text/hex.h"
+#include "models/npu/isa/instruction.h"
 #include "pccx_isa.h"
 #include "uCA_v1_api.h"
 

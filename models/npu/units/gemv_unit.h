@@ -51,8 +51,6 @@ class gemv_unit : public threaded_unit {
   gemv_unit(sc_core::sc_module_name name, const gemv_unit_params& params, mem::l2_memory& l2,
             std::vector<mem::stream_fifo*> weight_fifos, perf_counters& counters);
 
-  // findemax: called once per activation row with the max of its outputs
-  // (functional mode only). The platform wires it to sfu_unit::set_emax.
   // findemax: the row maximum, once per instruction (the platform wires it
   // to the SFU's e_max register).
   trace::analysis_port<float> emax;

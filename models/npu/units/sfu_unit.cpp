@@ -1,5 +1,4 @@
 #include "models/npu/units/sfu_unit.h"
-#include "infra/text/hex.h"
 
 #include <algorithm>
 #include <cmath>
@@ -8,6 +7,7 @@
 #include <string>
 #include <variant>
 
+#include "infra/text/hex.h"
 #include "models/npu/units/bf16.h"
 #include "pccx_isa.h"
 #include "uCA_v1_api.h"

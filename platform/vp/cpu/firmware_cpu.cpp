@@ -1,9 +1,9 @@
 #include "platform/vp/cpu/firmware_cpu.h"
-#include "infra/text/hex.h"
 
 #include <algorithm>
 #include <cstdio>
 
+#include "infra/text/hex.h"
 #include "models/memory/common/traffic.h"
 #include "pccx_npu_regs.h"
 #include "platform/vp/top/wall_clock_watchdog.h"

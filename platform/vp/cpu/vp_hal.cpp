@@ -6,8 +6,8 @@
 #include <cstdlib>
 
 #include "pccx_host_mem.h"
-#include "uCA_v1_hal.h"
 #include "platform/vp/cpu/firmware_cpu.h"
+#include "uCA_v1_hal.h"
 
 namespace {
 pccx::vp::firmware_cpu& cpu(const char* function) {

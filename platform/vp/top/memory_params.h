@@ -2,8 +2,8 @@
 // memory models consume (the DDR controller's runtime parameters).
 #pragma once
 
-#include "platform/config/platform_config.h"
 #include "models/memory/ddr/ddr_params.h"
+#include "platform/config/platform_config.h"
 
 namespace pccx::vp {
 

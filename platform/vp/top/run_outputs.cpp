@@ -1,5 +1,4 @@
 #include "platform/vp/top/run_outputs.h"
-#include "infra/text/hex.h"
 
 #include <array>
 #include <cinttypes>
@@ -8,12 +7,13 @@
 #include <stdexcept>
 #include <vector>
 
+#include "infra/text/hex.h"
+#include "platform/vp/top/platform_top.h"
+#include "platform/vp/top/simulation.h"
 #include "traces/pccx_session.h"
 #include "traces/perfetto_trace.h"
 #include "traces/timed_level.h"
 #include "traces/vcd_signals.h"
-#include "platform/vp/top/platform_top.h"
-#include "platform/vp/top/simulation.h"
 
 #ifndef PCCX_VP_VERSION
 #define PCCX_VP_VERSION "0"

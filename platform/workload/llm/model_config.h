@@ -18,8 +18,8 @@
 #include <string>
 #include <vector>
 
-#include "platform/config/platform_loader.h"
 #include "infra/config/config_schema.h"
+#include "platform/config/platform_loader.h"
 
 namespace pccx::llm {
 
