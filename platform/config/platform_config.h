@@ -19,6 +19,7 @@
 
 #include "infra/config/config_schema.h"
 #include "models/kv/kv_format.h"
+#include "models/npu/units/gemm_config.h"
 #include "platform/config/memory_config.h"
 
 namespace pccx::config {
@@ -235,36 +236,6 @@ struct gemv_config {
             "m mod cores, weight rows broadcast)");
   }
   void validate(validator& check) const;
-};
-
-struct gemm_config {
-  std::uint32_t tile_load_cycles = 32;
-  std::uint32_t systolic_latency_cycles = 64;
-  std::uint32_t drain_limit = 1024;
-  std::uint32_t drain_cycles = 4;
-  std::uint32_t act_buffer_bytes = 1048576;
-  std::uint32_t acc_buffer_entries = 262144;
-
-  template <class V>
-  void visit(V& v) {
-    v.field("tile_load_cycles", tile_load_cycles,
-            "Cycles to load a 32 x 64 INT4 weight tile into the array", range(1, 100000));
-    v.field("systolic_latency_cycles", systolic_latency_cycles,
-            "Array fill and drain latency per N-tile (SYSTOLIC_TOTAL_LATENCY)", range(0, 100000));
-    v.field("drain_limit", drain_limit,
-            "Accumulations before the array drains (1,024 per the README, 4,096 per the doc); "
-            "longer K is split",
-            range(1, 1048576));
-    v.field("drain_cycles", drain_cycles, "Cycles per extra drain window", range(0, 100000));
-    v.field("act_buffer_bytes", act_buffer_bytes,
-            "Activation buffer the L2 streams into, K-slice by K-slice; an instruction's M*K "
-            "INT8 activations must fit (1 MiB holds the 917,504 BF16 of the default L2)",
-            at_least(1));
-    v.field("acc_buffer_entries", acc_buffer_entries,
-            "Partial sums held across K-tiles: the first N-group has max(1, min(N-tiles, "
-            "entries / (M * 64))) N-tiles that share each streamed activation slice",
-            at_least(1));
-  }
 };
 
 // One KV-cache record format (models/kv/kv_format.h, docs/reference/kv-formats.md).

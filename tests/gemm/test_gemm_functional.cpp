@@ -21,7 +21,7 @@ gemm_outcome run_problem(gemm_bench& b, const gemm_problem& p, uint8_t flags,
   b.put(kSrc, p.x);
   if (flags & UCA_FLAG_ACCM) b.put(kDst, p.old);
   gemm_outcome o;
-  const uint32_t group = gemm_problem::group(p.M, p.N, b.opt.gemm.acc_buffer_entries);
+  const uint32_t group = gemm_problem::group(p.M, p.N, b.opt.gemm.section.acc_buffer_entries);
   EXPECT_EQ(b.gemm->group_ntiles(p.M, p.N), group);
   b.run([&](gemm_driver& d) {
     for (unsigned f = 0; f < 2; ++f) {
@@ -38,13 +38,13 @@ gemm_outcome run_problem(gemm_bench& b, const gemm_problem& p, uint8_t flags,
 
 gemm_bench_options with_limit(uint32_t limit) {
   gemm_bench_options o;
-  o.gemm.drain_limit = limit;
+  o.gemm.section.drain_limit = limit;
   return o;
 }
 
 gemm_bench_options with_acc(uint32_t entries) {
   gemm_bench_options o;
-  o.gemm.acc_buffer_entries = entries;
+  o.gemm.section.acc_buffer_entries = entries;
   return o;
 }
 
@@ -190,7 +190,7 @@ TEST(GemmFunctional, SingleNTileGroups) {
 
 TEST(GemmFunctional, ActivationsBeyondTheBuffer) {
   gemm_bench_options opt;
-  opt.gemm.act_buffer_bytes = 4096;
+  opt.gemm.section.act_buffer_bytes = 4096;
   gemm_bench b(opt);
   gemm_outcome fits, over;
   b.run([&](gemm_driver& d) {

@@ -50,7 +50,7 @@ TEST(GemmTiming, OneTileExact) {
 
 TEST(GemmTiming, DrainWindowsCost) {
   gemm_bench_options opt = timing(64 * 1024);
-  opt.gemm.drain_limit = 64;
+  opt.gemm.section.drain_limit = 64;
   gemm_bench b(opt);
   const auto o = preloaded(b, 64, 64, 256);  // 4 windows: 3 extra x 4 clocks
   ASSERT_EQ(o.err, 0u) << o.detail;
@@ -124,7 +124,7 @@ struct grouped_run {
 
 grouped_run run_grouped(uint32_t entries) {
   gemm_bench_options opt = timing(256 * 1024);
-  opt.gemm.acc_buffer_entries = entries;
+  opt.gemm.section.acc_buffer_entries = entries;
   gemm_bench b(opt);
   const auto o = preloaded(b, 128, 512, 1024);
   EXPECT_EQ(o.err, 0u) << o.detail;

@@ -52,6 +52,15 @@ std::vector<word_run> slice_runs(uint32_t m_rows, uint32_t k, uint32_t k0, uint3
 }
 }  // namespace
 
+gemm_unit_params make_gemm_params(const config::gemm_config& section,
+                                  const sc_core::sc_time& core_period, bool functional) {
+  gemm_unit_params p;
+  p.section = section;
+  p.core_period = core_period;
+  p.functional = functional;
+  return p;
+}
+
 gemm_unit::gemm_unit(sc_core::sc_module_name name, const gemm_unit_params& params,
                      mem::l2_memory& l2, std::vector<mem::stream_fifo*> weight_fifos,
                      perf_counters& counters)
@@ -66,7 +75,8 @@ gemm_unit::gemm_unit(sc_core::sc_module_name name, const gemm_unit_params& param
     throw std::invalid_argument(n + ": rows, cols and macs_per_pe must be at least 1");
   if ((params_.cols * params_.macs_per_pe) % 4 != 0)
     throw std::invalid_argument(n + ": cols * macs_per_pe must be a multiple of 4");
-  if (params_.drain_limit == 0) throw std::invalid_argument(n + ": drain_limit must be at least 1");
+  if (params_.section.drain_limit == 0)
+    throw std::invalid_argument(n + ": drain_limit must be at least 1");
   if (fifos_.size() != kFifos)
     throw std::invalid_argument(n + ": needs exactly two weight FIFOs (HP0, HP1)");
 }
@@ -87,7 +97,7 @@ uint64_t gemm_unit::stream_bytes_per_fifo(uint32_t n, uint32_t k, bool w_scale) 
 uint32_t gemm_unit::group_ntiles(uint32_t m, uint32_t n) const {
   const uint64_t n_tiles = ceil_div(n, tile_n());
   const uint64_t per_ntile = std::max<uint64_t>(1, uint64_t{m} * tile_n());
-  const uint64_t fit = params_.acc_buffer_entries / per_ntile;
+  const uint64_t fit = params_.section.acc_buffer_entries / per_ntile;
   // A slice is ceil(tile_k / 8) L2 words per row and the group spends G
   // clocks per row on it: this G keeps up with the stream. A larger group
   // only delays its results (they all finish within the last slice).
@@ -149,12 +159,12 @@ std::optional<threaded_unit::result> gemm_unit::resolve(const dispatched_instruc
     return result{PCCX_ERR_INVALID_LANES, std::string(name()) + ": parallel_lane " +
                                               std::to_string(mm->lanes) +
                                               " above 1 (one GEMM array)"};
-  if (uint64_t{M} * K > params_.act_buffer_bytes)
-    return result{
-        PCCX_ERR_UNIT_FAULT,
-        std::string(name()) + ": GEMM activations M*K = " + std::to_string(uint64_t{M} * K) +
-            " INT8 bytes exceed the activation buffer of " +
-            std::to_string(params_.act_buffer_bytes) + " bytes (npu.gemm.act_buffer_bytes)"};
+  if (uint64_t{M} * K > params_.section.act_buffer_bytes)
+    return result{PCCX_ERR_UNIT_FAULT, std::string(name()) + ": GEMM activations M*K = " +
+                                           std::to_string(uint64_t{M} * K) +
+                                           " INT8 bytes exceed the activation buffer of " +
+                                           std::to_string(params_.section.act_buffer_bytes) +
+                                           " bytes (npu.gemm.act_buffer_bytes)"};
   jb.w_scale = mm->flags & UCA_FLAG_W_SCALE;
   jb.accm = mm->flags & UCA_FLAG_ACCM;
   // UCA_FLAG_FINDEMAX is ignored by the GEMM unit (docs/models/gemm.md).
@@ -171,12 +181,12 @@ std::optional<threaded_unit::result> gemm_unit::resolve(const dispatched_instruc
   jb.row_bytes = jb.half / 2;
   jb.n_tiles = ceil_div(N, jb.TN), jb.k_tiles = ceil_div(K, jb.TK);
   jb.group = group_ntiles(M, N);
-  jb.windows = ceil_div(K, params_.drain_limit);
+  jb.windows = ceil_div(K, params_.section.drain_limit);
   jb.period = params_.core_period;
-  jb.load_time = jb.period * static_cast<double>(params_.tile_load_cycles);
+  jb.load_time = jb.period * static_cast<double>(params_.section.tile_load_cycles);
   jb.tile_time = jb.period * static_cast<double>(M);
-  jb.tail_cycles =
-      params_.systolic_latency_cycles + uint64_t{jb.windows - 1} * params_.drain_cycles;
+  jb.tail_cycles = params_.section.systolic_latency_cycles +
+                   uint64_t{jb.windows - 1} * params_.section.drain_cycles;
   jb.tail_time = jb.period * static_cast<double>(jb.tail_cycles);
   jb.act_words = ceil_div(uint64_t{M} * K, kPerWord);
   jb.out_words = ceil_div(uint64_t{M} * N, kPerWord);
@@ -285,7 +295,7 @@ sc_time gemm_unit::load_tile(job& jb, uint32_t j, uint32_t i, const sc_time& nom
 
 // Exact integer sums per drain window, windows added in FP32.
 void gemm_unit::compute_values(job& jb) {
-  const uint32_t M = jb.M, N = jb.N, K = jb.K, L = params_.drain_limit;
+  const uint32_t M = jb.M, N = jb.N, K = jb.K, L = params_.section.drain_limit;
   jb.y.resize(jb.functional ? size_t{M} * N : 0);
   if (!jb.functional) return;
   const int8_t* q = jb.act.q.data();

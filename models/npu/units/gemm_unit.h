@@ -36,22 +36,24 @@
 #include "models/npu/core/decoupled_clock.h"
 #include "models/npu/core/perf_counters.h"
 #include "models/npu/core/threaded_unit.h"
+#include "models/npu/units/gemm_config.h"
 
 namespace pccx::npu {
 
 struct gemm_unit_params {
+  // npu.gemm: tile load, systolic latency, drain limit and cycles, buffers.
+  config::gemm_config section;
   sc_core::sc_time core_period = sc_core::sc_time(2.5, sc_core::SC_NS);
-  uint32_t rows = 32;                     // PE rows (K per tile)
-  uint32_t cols = 32;                     // PE columns
-  uint32_t macs_per_pe = 2;               // W4A8 packing: N per tile = cols * macs_per_pe
-  uint32_t tile_load_cycles = 32;         // one K row per clock
-  uint32_t systolic_latency_cycles = 64;  // once per N-tile (drain / normaliser)
-  uint32_t drain_limit = 1024;            // K values accumulated exactly per window
-  uint32_t drain_cycles = 4;              // per extra drain window per N-tile
-  uint32_t act_buffer_bytes = 1048576;    // activation buffer: M*K INT8 must fit
-  uint32_t acc_buffer_entries = 262144;   // partial sums: sets the first group's N-tiles
-  bool functional = true;                 // compute values (also needs functional L2/FIFOs)
+  // The array's geometry, fixed by the RTL (not configuration).
+  uint32_t rows = 32;        // PE rows (K per tile)
+  uint32_t cols = 32;        // PE columns
+  uint32_t macs_per_pe = 2;  // W4A8 packing: N per tile = cols * macs_per_pe
+  bool functional = true;    // compute values (also needs functional L2/FIFOs)
 };
+
+// The unit's parameters from its section, the core clock and the mode.
+gemm_unit_params make_gemm_params(const config::gemm_config& section,
+                                  const sc_core::sc_time& core_period, bool functional);
 
 class gemm_unit : public threaded_unit {
  public:

@@ -87,15 +87,7 @@ runtime_params to_runtime(const config::platform_config& cfg) {
   rt.datapath.gemv.dequant_elements_per_cycle = kv.dequant_elements_per_cycle;
   rt.datapath.gemv_weight_fifos.assign(gemv.weight_fifos.begin(), gemv.weight_fifos.end());
 
-  const auto& gemm = cfg.npu.gemm;
-  rt.datapath.gemm.core_period = n.core_period;
-  rt.datapath.gemm.tile_load_cycles = gemm.tile_load_cycles;
-  rt.datapath.gemm.systolic_latency_cycles = gemm.systolic_latency_cycles;
-  rt.datapath.gemm.drain_limit = gemm.drain_limit;
-  rt.datapath.gemm.drain_cycles = gemm.drain_cycles;
-  rt.datapath.gemm.act_buffer_bytes = gemm.act_buffer_bytes;
-  rt.datapath.gemm.acc_buffer_entries = gemm.acc_buffer_entries;
-  rt.datapath.gemm.functional = rt.datapath.functional;
+  rt.datapath.gemm = npu::make_gemm_params(cfg.npu.gemm, n.core_period, rt.datapath.functional);
   return rt;
 }
 
