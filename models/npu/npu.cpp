@@ -34,7 +34,8 @@ npu::npu(sc_core::sc_module_name name, const npu_params& params, trace::trace_hu
         prefix + kChannelNames[ch] + "_fifo",
         ch <= PCCX_DMA_HP3 ? dp.weight_fifo_bytes : dp.acp_fifo_bytes, dp.functional);
   std::vector<mem::stream_fifo*> gemv_fifos;
-  for (unsigned ch : dp.gemv_weight_fifos) gemv_fifos.push_back(stream_fifos_.at(ch).get());
+  // npu.gemv.weight_fifos: the HP channels whose FIFOs feed the GEMV.
+  for (unsigned ch : dp.gemv.section.weight_fifos) gemv_fifos.push_back(stream_fifos_.at(ch).get());
   memcpy_ =
       std::make_unique<memcpy_unit>("memcpy", dp.memcpy, *l2_, *stream_fifos_[PCCX_DMA_ACP_FMAP],
                                     *stream_fifos_[PCCX_DMA_ACP_RESULT]);

@@ -43,7 +43,6 @@ struct npu_datapath_params {
   sfu_unit_params sfu;
   gemv_unit_params gemv;
   gemm_unit_params gemm;
-  std::vector<unsigned> gemv_weight_fifos = {2, 3};  // HP channels the GEMV streams from
 };
 
 class npu : public sc_core::sc_module {

@@ -46,18 +46,6 @@ void memory_map_config::validate(validator& check) const {
   // DMA's view of memory, and the default 4 GiB at 0x0 spans 0xA0000000.
 }
 
-void gemv_config::validate(validator& check) const {
-  for (std::size_t i = 0; i < weight_fifos.size(); ++i) {
-    if (weight_fifos[i] > 3)
-      check.fail("weight_fifos/" + std::to_string(i),
-                 "must name an HP channel 0..3, found " + std::to_string(weight_fifos[i]));
-    for (std::size_t j = 0; j < i; ++j)
-      if (weight_fifos[j] == weight_fifos[i])
-        check.fail("weight_fifos/" + std::to_string(i),
-                   "HP channel " + std::to_string(weight_fifos[i]) + " is listed twice");
-  }
-}
-
 kv::kv_format to_kv_format(const kv_format_config& c, uint32_t head_dim) {
   kv::kv_format f;
   f.kind = c.kind == "int8"      ? kv::kv_kind::int8

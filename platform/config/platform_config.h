@@ -20,6 +20,7 @@
 #include "infra/config/config_schema.h"
 #include "models/kv/kv_format.h"
 #include "models/npu/units/gemm_config.h"
+#include "models/npu/units/gemv_config.h"
 #include "platform/config/memory_config.h"
 
 namespace pccx::config {
@@ -211,31 +212,6 @@ struct sfu_config {
             "GELU form: tanh (the model's) or sigmoid (the RTL's x * sigmoid(1.702 x))");
     v.field("latency_cycles", latency_cycles, "Pipeline latency per function, core cycles");
   }
-};
-
-struct gemv_config {
-  std::uint32_t macs_per_core_per_cycle = 32;
-  std::uint32_t pipeline_latency_cycles = 6;
-  std::uint32_t scale_group = 0;
-  std::vector<std::uint32_t> weight_fifos = {2, 3};
-  bool head_parallel = true;
-
-  template <class V>
-  void visit(V& v) {
-    v.field("macs_per_core_per_cycle", macs_per_core_per_cycle,
-            "MACs per GEMV core per clock (32 INT4 weights)", range(1, 1024));
-    v.field("pipeline_latency_cycles", pipeline_latency_cycles,
-            "5-stage reduction tree plus output register", range(0, 1000));
-    v.field("scale_group", scale_group,
-            "Weights per BF16 scale with w_scale; 0 = one scale per output row", range(0, 65535));
-    v.field("weight_fifos", weight_fifos,
-            "HP channels whose weight FIFOs feed the GEMV (row n from the (n mod count)-th)",
-            items(1, 4));
-    v.field("head_parallel", head_parallel,
-            "Accept parallel_lane bit 4: head-parallel partitioning (activation row m on core "
-            "m mod cores, weight rows broadcast)");
-  }
-  void validate(validator& check) const;
 };
 
 // One KV-cache record format (models/kv/kv_format.h, docs/reference/kv-formats.md).

@@ -54,7 +54,7 @@ class gemv_system : public sc_core::sc_module, public pccx::npu::completion_if {
       raw.push_back(fifos.back().get());
     }
     pccx::npu::gemv_unit_params gp;
-    gp.scale_group = group;
+    gp.section.scale_group = group;
     gp.functional = functional;
     gemv = std::make_unique<pccx::npu::gemv_unit>("gemv", gp, *l2, raw, counters);
     // A pool of random records (the unit does not care which row is which).

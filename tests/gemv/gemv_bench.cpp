@@ -2,7 +2,15 @@
 
 namespace pccx::test {
 
+gemv_bench::gemv_bench() {
+  build();
+}
+
 gemv_bench::gemv_bench(gemv_bench_options o) : opt(std::move(o)) {
+  build();
+}
+
+void gemv_bench::build() {
   make_l2(opt, opt.gemv.core_period);
   opt.gemv.functional = opt.functional;
   const auto raw = make_fifos(opt.fifos, 2, opt.fifo_bytes, opt.functional);

@@ -35,7 +35,7 @@ gemv_outcome run_problem(gemv_bench& b, const gemv_problem& p, uint8_t flags, ui
 
 gemv_bench_options with_group(uint32_t g) {
   gemv_bench_options o;
-  o.gemv.scale_group = g;
+  o.gemv.section.scale_group = g;
   return o;
 }
 

@@ -73,7 +73,7 @@ void expect_gemv_decoding(const llm::weight_image& w) {
 // the image's planned parts.
 void expect_unit_results(const llm::weight_image& w, uint32_t scale_group) {
   test::gemv_bench_options o;
-  o.gemv.scale_group = scale_group;
+  o.gemv.section.scale_group = scale_group;
   test::gemv_bench b(o);
   const std::vector<std::pair<int32_t, std::string>> names = {
       {0, "attn_q"}, {0, "attn_k"}, {0, "ffn_down"}, {-1, "lm_head"}};

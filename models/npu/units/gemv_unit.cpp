@@ -35,7 +35,7 @@ gemv_unit::gemv_unit(sc_core::sc_module_name name, const gemv_unit_params& param
   const std::string n = this->name();
   matmul::check_unit_params(n, params_.core_period, fifos_);
   if (params_.cores == 0) throw std::invalid_argument(n + ": cores must be at least 1");
-  if (params_.macs_per_core_per_cycle == 0)
+  if (params_.section.macs_per_core_per_cycle == 0)
     throw std::invalid_argument(n + ": macs_per_core_per_cycle must be at least 1");
   if (fifos_.empty()) throw std::invalid_argument(n + ": needs at least one weight FIFO");
   if (params_.dequant_elements_per_cycle == 0)
@@ -45,7 +45,7 @@ gemv_unit::gemv_unit(sc_core::sc_module_name name, const gemv_unit_params& param
 }
 
 uint32_t gemv_unit::scales_per_row(uint32_t k) const {
-  return params_.scale_group == 0 ? 1 : ceil_div(k, params_.scale_group);
+  return params_.section.scale_group == 0 ? 1 : ceil_div(k, params_.section.scale_group);
 }
 
 uint64_t gemv_unit::record_bytes(uint32_t k, bool w_scale) const {
@@ -135,15 +135,15 @@ std::optional<threaded_unit::result> gemv_unit::resolve(const dispatched_instruc
 
   jb.F = static_cast<uint32_t>(fifos_.size());
   jb.S = jb.w_scale ? scales_per_row(K) : 1;
-  jb.G = (!jb.w_scale || params_.scale_group == 0) ? K : params_.scale_group;
+  jb.G = (!jb.w_scale || params_.section.scale_group == 0) ? K : params_.section.scale_group;
   jb.period = params_.core_period;
-  jb.k_cycles = ceil_div(K, params_.macs_per_core_per_cycle);
+  jb.k_cycles = ceil_div(K, params_.section.macs_per_core_per_cycle);
   // Clocks a core spends on one weight row: every activation row
   // (row-parallel) or its share of them (head-parallel).
   const uint64_t row_cycles =
       (jb.head_parallel ? ceil_div(M, jb.active) : uint64_t{M}) * jb.k_cycles;
   jb.row_time = jb.period * static_cast<double>(row_cycles);
-  jb.pipe = jb.period * static_cast<double>(params_.pipeline_latency_cycles);
+  jb.pipe = jb.period * static_cast<double>(params_.section.pipeline_latency_cycles);
   jb.act_words = ceil_div(uint64_t{M} * K, kPerWord);
   jb.out_words = ceil_div(uint64_t{M} * N, kPerWord);
   return std::nullopt;
@@ -262,8 +262,8 @@ void gemv_unit::prepare_stream(job& jb) {
   // Value accumulation: every active core works on each record's M x N
   // products together.
   jb.value_time =
-      period * static_cast<double>(ceil_div(uint64_t{M} * N,
-                                            uint64_t{jb.active} * params_.macs_per_core_per_cycle));
+      period * static_cast<double>(ceil_div(
+                   uint64_t{M} * N, uint64_t{jb.active} * params_.section.macs_per_core_per_cycle));
   // One queue per core (row-parallel), or one for all of them.
   jb.core_free.assign(jb.head_parallel || jb.kv_values ? 1 : jb.active, jb.ready);
   // When activation row m leaves the pipeline, from its weight row's start.

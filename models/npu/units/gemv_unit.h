@@ -29,16 +29,16 @@
 #include "models/npu/core/decoupled_clock.h"
 #include "models/npu/core/perf_counters.h"
 #include "models/npu/core/threaded_unit.h"
+#include "models/npu/units/gemv_config.h"
 
 namespace pccx::npu {
 
 struct gemv_unit_params {
+  // npu.gemv: MACs per core per cycle, pipeline latency, scale group, ...
+  config::gemv_config section;
   sc_core::sc_time core_period = sc_core::sc_time(2.5, sc_core::SC_NS);
-  uint32_t cores = 4;                     // gemv.cores
-  uint32_t macs_per_core_per_cycle = 32;  // gemv.macs_per_core_per_cycle
-  uint32_t pipeline_latency_cycles = 6;   // 5-stage reduction tree + output register
-  uint32_t scale_group = 0;               // K elements per weight scale, 0 = one per row
-  bool functional = true;                 // compute values (also needs functional L2/FIFOs)
+  uint32_t cores = 4;      // gemv.cores
+  bool functional = true;  // compute values (also needs functional L2/FIFOs)
   // KV weight streams (GEMV flags[2:0] = 1 keys, 2 values; npu.kv). Without
   // formats those instructions are refused.
   std::optional<kv::kv_format> kv_key, kv_value;

@@ -78,14 +78,11 @@ runtime_params to_runtime(const config::platform_config& cfg) {
   const auto& gemv = cfg.npu.gemv;
   rt.datapath.gemv.core_period = n.core_period;
   rt.datapath.gemv.cores = cfg.npu.gemv_cores;
-  rt.datapath.gemv.macs_per_core_per_cycle = gemv.macs_per_core_per_cycle;
-  rt.datapath.gemv.pipeline_latency_cycles = gemv.pipeline_latency_cycles;
-  rt.datapath.gemv.scale_group = gemv.scale_group;
+  rt.datapath.gemv.section = gemv;
   rt.datapath.gemv.functional = rt.datapath.functional;
   rt.datapath.gemv.kv_key = rt.datapath.memcpy.kv_key;
   rt.datapath.gemv.kv_value = rt.datapath.memcpy.kv_value;
   rt.datapath.gemv.dequant_elements_per_cycle = kv.dequant_elements_per_cycle;
-  rt.datapath.gemv_weight_fifos.assign(gemv.weight_fifos.begin(), gemv.weight_fifos.end());
 
   rt.datapath.gemm = npu::make_gemm_params(cfg.npu.gemm, n.core_period, rt.datapath.functional);
   return rt;
