@@ -19,6 +19,7 @@
 
 #include "infra/config/config_schema.h"
 #include "models/kv/kv_format.h"
+#include "models/memory/l2/l2_config.h"
 #include "models/npu/units/gemm_config.h"
 #include "models/npu/units/gemv_config.h"
 #include "platform/config/memory_config.h"
@@ -124,20 +125,6 @@ struct cpu_config {
     v.field("mmio_read_ns", mmio_read_ns, "Round trip of an AXI-Lite read from the A53",
             range(0, 100000));
     v.field("stack_kib", stack_kib, "Stack of the firmware thread", range(64, 1048576));
-  }
-};
-
-struct l2_config {
-  std::uint32_t words = 114688;
-  std::uint32_t ports = 2;
-  std::uint32_t read_latency_cycles = 3;
-
-  template <class V>
-  void visit(V& v) {
-    v.field("words", words, "L2 capacity in 128-bit words", range(1, 131072));
-    v.field("ports", ports, "L2 access ports", range(1, 2));
-    v.field("read_latency_cycles", read_latency_cycles, "URAM read latency, core cycles",
-            range(0, 100));
   }
 };
 

@@ -49,14 +49,14 @@ TEST(L2, EachPortMovesOneWordPerClockIndependently) {
 
 TEST(L2, ReadLatencyIsAParameter) {
   mem::l2_params p;
-  p.read_latency_cycles = 5;
+  p.section.read_latency_cycles = 5;
   l2_memory l2("l2", p);
   EXPECT_EQ(l2.read(0, 0, 4, nullptr, SC_ZERO_TIME), ns(22.5));
 }
 
 TEST(L2, ASinglePortedL2SharesOnePort) {
   mem::l2_params p;
-  p.ports = 1;
+  p.section.ports = 1;
   l2_memory l2("l2", p);
   EXPECT_EQ(l2.write(0, 0, 8, nullptr, SC_ZERO_TIME), ns(20));
   EXPECT_EQ(l2.write(1, 8, 8, nullptr, SC_ZERO_TIME), ns(40));

@@ -281,7 +281,7 @@ TEST(MemcpyUnit, KvAppendWithoutFormatsIsRefused) {
 
 TEST(MemcpyUnit, AnL2RangeErrorBecomesAnNpuError) {
   bench_options o = with_npu();
-  o.l2.words = 1024;  // an L2 smaller than the decoder's limit
+  o.l2.section.words = 1024;  // an L2 smaller than the decoder's limit
   dma_bench b(o);
   uint32_t code = 0;
   b.run([&](bus_master& m) {

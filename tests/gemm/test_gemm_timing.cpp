@@ -19,7 +19,7 @@ gemm_bench_options timing(uint64_t fifo_bytes, uint32_t l2_words = 114688) {
   gemm_bench_options o;
   o.functional = false;
   o.fifo_bytes = fifo_bytes;
-  o.l2.words = l2_words;
+  o.l2.section.words = l2_words;
   return o;
 }
 

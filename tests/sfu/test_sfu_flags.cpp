@@ -165,7 +165,7 @@ TEST(SfuErrors, UnknownFunctionIsAUnitFault) {
 
 TEST(SfuErrors, ScaleVectorPastTheLastWordIsAnL2RangeError) {
   sfu_bench_options o;
-  o.l2.words = 1024;
+  o.l2.section.words = 1024;
   sfu_bench b(o);
   sfu_outcome r, ok;
   b.run([&](sfu_driver& d) {

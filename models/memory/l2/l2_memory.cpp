@@ -9,23 +9,25 @@ using sc_core::sc_time;
 
 l2_memory::l2_memory(std::string name, const l2_params& params)
     : name_(std::move(name)), params_(params) {
-  if (params_.words == 0 || params_.ports == 0 || params_.ports > 2)
+  if (params_.section.words == 0 || params_.section.ports == 0 || params_.section.ports > 2)
     throw std::invalid_argument(name_ + ": L2 needs at least one word and 1 or 2 ports");
-  if (params_.functional) data_.assign(static_cast<size_t>(params_.words) * kWordBytes, 0);
+  if (params_.functional) data_.assign(static_cast<size_t>(params_.section.words) * kWordBytes, 0);
 }
 
 unsigned l2_memory::physical(unsigned port) const {
   if (port > 1) throw std::invalid_argument(name_ + ": no L2 port " + std::to_string(port));
-  return std::min(port, params_.ports - 1);  // a single-ported L2 serves both sides on port 0
+  return std::min(port,
+                  params_.section.ports - 1);  // a single-ported L2 serves both sides on port 0
 }
 
 void l2_memory::check(uint64_t first_word, uint64_t words, const char* what) const {
   if (words == 0) throw std::invalid_argument(name_ + ": zero-word " + what);
-  if (first_word >= params_.words || words > params_.words - first_word)
+  if (first_word >= params_.section.words || words > params_.section.words - first_word)
     throw l2_range_error(name_ + ": " + what + " of words " + std::to_string(first_word) + ".." +
                              std::to_string(first_word + words - 1) +
-                             " goes beyond the last L2 word " + std::to_string(params_.words - 1),
-                         first_word, words, params_.words);
+                             " goes beyond the last L2 word " +
+                             std::to_string(params_.section.words - 1),
+                         first_word, words, params_.section.words);
 }
 
 sc_time l2_memory::reserve(unsigned port, uint32_t words, const sc_time& earliest) {
@@ -43,7 +45,7 @@ sc_time l2_memory::read(unsigned port, uint32_t first_word, uint32_t words, uint
   const sc_time start = reserve(port, words, earliest);
   stats_[physical(port)].words_read += words;
   if (out) debug_read(first_word, words, out);
-  return start + params_.period * static_cast<double>(words + params_.read_latency_cycles);
+  return start + params_.period * static_cast<double>(words + params_.section.read_latency_cycles);
 }
 
 sc_time l2_memory::write(unsigned port, uint32_t first_word, uint32_t words, const uint8_t* data,

@@ -22,6 +22,8 @@
 #include <systemc>
 #include <vector>
 
+#include "models/memory/l2/l2_config.h"
+
 namespace pccx::mem {
 
 // An access beyond the last word; units turn it into PCCX_ERR_L2_RANGE.
@@ -35,10 +37,8 @@ class l2_range_error : public std::out_of_range {
 };
 
 struct l2_params {
-  uint32_t words = 114688;                                          // npu.l2.words
-  uint32_t ports = 2;                                               // npu.l2.ports (1: shared)
+  config::l2_config section;  // npu.l2: words, ports (1: shared), read latency
   sc_core::sc_time period = sc_core::sc_time(2.5, sc_core::SC_NS);  // core clock
-  uint32_t read_latency_cycles = 3;                                 // URAM read pipeline
   bool functional = true;                                           // simulation.mode
 };
 
@@ -75,7 +75,7 @@ class l2_memory {
 
   const std::string& name() const { return name_; }
   const l2_params& params() const { return params_; }
-  uint32_t words() const { return params_.words; }
+  uint32_t words() const { return params_.section.words; }
   bool functional() const { return params_.functional; }
   const port_stats& statistics(unsigned port) const;
 

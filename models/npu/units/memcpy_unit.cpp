@@ -119,7 +119,7 @@ void memcpy_unit::host_to_l2(uint32_t dest, uint32_t words) {
 void memcpy_unit::l2_to_host(uint32_t src, uint32_t words) {
   uint8_t* buf = l2_.functional() ? buffer_.data() : nullptr;
   const sc_time latency =
-      l2_.params().period * static_cast<double>(l2_.params().read_latency_cycles);
+      l2_.params().period * static_cast<double>(l2_.params().section.read_latency_cycles);
   uint32_t done = 0;
   while (done < words) {
     uint32_t n = std::min(params_.chunk_words, words - done);
@@ -145,7 +145,7 @@ void memcpy_unit::l2_to_host(uint32_t src, uint32_t words) {
 void memcpy_unit::l2_to_l2(uint32_t src, uint32_t dest, uint32_t words) {
   uint8_t* buf = l2_.functional() ? buffer_.data() : nullptr;
   const sc_time period = l2_.params().period;
-  const sc_time latency = period * static_cast<double>(l2_.params().read_latency_cycles);
+  const sc_time latency = period * static_cast<double>(l2_.params().section.read_latency_cycles);
   uint32_t done = 0;
   while (done < words) {
     const uint32_t n = std::min(params_.chunk_words, words - done);
@@ -167,7 +167,7 @@ void memcpy_unit::kv_append(uint32_t src, uint32_t vectors, const kv::kv_codec& 
   const uint64_t rec = f.record_bytes();
   const bool functional = l2_.functional();
   const sc_time latency =
-      l2_.params().period * static_cast<double>(l2_.params().read_latency_cycles);
+      l2_.params().period * static_cast<double>(l2_.params().section.read_latency_cycles);
   // The quantizer takes a whole vector (its scale or norm needs every
   // element), then spends head_dim / width clocks, plus the Walsh-Hadamard
   // butterflies for the rotated formats; vectors pipeline behind each other.

@@ -107,7 +107,7 @@ threaded_unit::result sfu_unit::execute(const dispatched_instruction& d) {
 void sfu_unit::read_words(uint32_t first, uint32_t words, uint8_t* buf,
                           std::vector<sc_time>& arrival) {
   const sc_time period = l2_.params().period;
-  const sc_time latency = period * static_cast<double>(l2_.params().read_latency_cycles);
+  const sc_time latency = period * static_cast<double>(l2_.params().section.read_latency_cycles);
   arrival.assign(words, SC_ZERO_TIME);
   uint32_t done = 0;
   while (done < words) {

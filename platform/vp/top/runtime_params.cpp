@@ -36,10 +36,8 @@ runtime_params to_runtime(const config::platform_config& cfg) {
 
   rt.datapath.functional = cfg.simulation.functional();
   rt.ddr = make_ddr_params(cfg);
-  rt.datapath.l2.words = cfg.npu.l2.words;
-  rt.datapath.l2.ports = cfg.npu.l2.ports;
+  rt.datapath.l2.section = cfg.npu.l2;
   rt.datapath.l2.period = n.core_period;
-  rt.datapath.l2.read_latency_cycles = cfg.npu.l2.read_latency_cycles;
   rt.datapath.l2.functional = rt.datapath.functional;
   for (unsigned ch = 0; ch < PCCX_DMA_CHANNELS; ++ch) {
     mem::dma_channel_params& d = rt.dma[ch];
