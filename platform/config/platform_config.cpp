@@ -66,17 +66,6 @@ void kv_datapath_config::validate(validator& check) const {
   }
 }
 
-void dma_config::validate(validator& check) const {
-  if (block_bytes % alignment_bytes != 0)
-    check.fail({"block_bytes", "alignment_bytes"},
-               "block_bytes must be a multiple of alignment_bytes (" +
-                   std::to_string(alignment_bytes) + ")");
-  if (weight_fifo_bytes % alignment_bytes != 0 || acp_fifo_bytes % alignment_bytes != 0)
-    check.fail({"weight_fifo_bytes", "acp_fifo_bytes", "alignment_bytes"},
-               "FIFO sizes must be multiples of alignment_bytes (" +
-                   std::to_string(alignment_bytes) + ")");
-}
-
 void constant_cache_config::validate(validator& check) const {
   for (std::size_t i = 0; i < banks.size(); ++i) {
     const std::string field = "banks/" + std::to_string(i) + "/name";

@@ -176,12 +176,7 @@ dma_bench::dma_bench(bench_options o) : opt(std::move(o)) {
     mem::dma_channel_params p = mem::dma_channel_params::for_page(ch);
     p.ddr_base = opt.ddr_base;
     p.ddr_size = opt.ddr_size;
-    p.block_bytes = opt.dma.block_bytes;
-    p.outstanding = opt.dma.outstanding;
-    p.coalesce_blocks = opt.dma.coalesce_blocks;
-    p.descriptor_depth = opt.dma.descriptor_depth;
-    p.status_depth = opt.dma.status_depth;
-    p.alignment_bytes = opt.dma.alignment_bytes;
+    p.section = opt.dma.section;
     p.functional = opt.functional;
     channels[ch] = std::make_unique<mem::dma_channel>((std::string("dma_") + names[ch]).c_str(), p,
                                                       *fifos[ch]);

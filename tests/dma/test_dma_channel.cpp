@@ -57,9 +57,9 @@ class DmaTiming : public ::testing::TestWithParam<timing_case> {};
 TEST_P(DmaTiming, OneDescriptorArrivesInOrderAtTheDdrRate) {
   const timing_case& c = GetParam();
   bench_options o;
-  o.dma.block_bytes = c.block_bytes;
-  o.dma.outstanding = c.outstanding;
-  o.dma.coalesce_blocks = c.coalesce_blocks;
+  o.dma.section.block_bytes = c.block_bytes;
+  o.dma.section.outstanding = c.outstanding;
+  o.dma.section.coalesce_blocks = c.coalesce_blocks;
   dma_bench b(o);
   constexpr uint64_t kN = 65536, kAddr = kBase + 0x20000;
   b.ddr->fill_pattern(kAddr, kN, 1);
@@ -307,7 +307,7 @@ TEST(DmaChannel, ADdrErrorFailsTheDescriptorAndTheChannelGoesOn) {
 
 TEST(DmaChannel, APushIntoAFullDescriptorQueueIsHeldUntilASlotFrees) {
   bench_options o;
-  o.dma.descriptor_depth = 2;
+  o.dma.section.descriptor_depth = 2;
   o.weight_fifo_bytes = 8192;  // one descriptor fills it
   dma_bench b(o);
   b.ddr->fill_pattern(kBase, 5 * 8192, 40);
@@ -338,7 +338,7 @@ TEST(DmaChannel, APushIntoAFullDescriptorQueueIsHeldUntilASlotFrees) {
 
 TEST(DmaChannel, AFullStatusQueueHoldsTheChannelUntilFirmwarePops) {
   bench_options o;
-  o.dma.status_depth = 2;
+  o.dma.section.status_depth = 2;
   dma_bench b(o);
   drain_record got;
   b.spawn(drainer(b.fifo(PCCX_DMA_HP0), 3 * 1024, 1024, got));

@@ -134,7 +134,7 @@ class driver {
     // a inside DDR and [a, a + n) inside it, computed without overflowing.
     if (a < base || a - base >= size || n > size - (a - base)) e |= PCCX_DMA_ERR_RANGE;
     if (n == 0) e |= PCCX_DMA_ERR_ZERO_LENGTH;
-    const uint32_t align = p_.params().dma[ch].alignment_bytes;
+    const uint32_t align = p_.params().dma[ch].section.alignment_bytes;
     if (a % align != 0) e |= PCCX_DMA_ERR_ALIGN_ADDR;
     if (n % align != 0) e |= PCCX_DMA_ERR_ALIGN_LEN;
     return e;

@@ -23,9 +23,9 @@ const regs::register_info kRegisters[] = {PCCX_DMA_REGISTERS(PCCX_REGISTER_ROW)}
 // Transactions of at most block_bytes, small enough that `outstanding` of
 // them fit the FIFO together, and a multiple of the alignment when possible.
 uint32_t effective_block(const dma_channel_params& p, uint64_t fifo_capacity) {
-  const uint64_t align = std::max<uint32_t>(1, p.alignment_bytes);
-  uint64_t b =
-      std::min<uint64_t>(p.block_bytes, fifo_capacity / std::max<uint32_t>(1, p.outstanding));
+  const uint64_t align = std::max<uint32_t>(1, p.section.alignment_bytes);
+  uint64_t b = std::min<uint64_t>(p.section.block_bytes,
+                                  fifo_capacity / std::max<uint32_t>(1, p.section.outstanding));
   b -= b % align;
   if (b == 0) b = align;
   b = std::min<uint64_t>(b, fifo_capacity);
@@ -64,8 +64,8 @@ dma_channel::dma_channel(sc_core::sc_module_name name, const dma_channel_params&
       traffic_(params.port, params.default_class),
       cls_(params.default_class),
       bank_(sc_core::sc_module::name(), PCCX_DMA_PAGE_SIZE) {
-  if (params_.outstanding == 0 || params_.descriptor_depth == 0 || params_.status_depth == 0 ||
-      params_.alignment_bytes == 0)
+  if (params_.section.outstanding == 0 || params_.section.descriptor_depth == 0 ||
+      params_.section.status_depth == 0 || params_.section.alignment_bytes == 0)
     throw std::invalid_argument(std::string(name) +
                                 ": outstanding, depths and alignment must be at least 1");
   if (params_.functional != fifo_.functional())
@@ -74,11 +74,11 @@ dma_channel::dma_channel(sc_core::sc_module_name name, const dma_channel_params&
   build_registers();
   mmio.register_b_transport(this, &dma_channel::b_transport);
   mmio.register_transport_dbg(this, &dma_channel::transport_dbg);
-  if (params_.coalesce_blocks == 0)
+  if (params_.section.coalesce_blocks == 0)
     throw std::invalid_argument(std::string(name) + ": coalesce_blocks must be at least 1");
   if (params_.functional)
     buffer_.resize(size_t{block_} * (params_.direction == dma_direction::ddr_to_stream
-                                         ? params_.coalesce_blocks
+                                         ? params_.section.coalesce_blocks
                                          : 1));
   tx_.set_extension(&traffic_);
   SC_THREAD(run);
@@ -121,7 +121,7 @@ uint32_t dma_channel::check(const descriptor& d, std::string& reason) const {
     because(PCCX_DMA_ERR_RANGE, "[" + hex(d.addr) + ", " + hex(d.addr + d.bytes) +
                                     ") is not inside DDR [" + hex(base) + ", " + hex(base + size) +
                                     ")");
-  const uint32_t align = params_.alignment_bytes;
+  const uint32_t align = params_.section.alignment_bytes;
   if (d.addr % align != 0)
     because(PCCX_DMA_ERR_ALIGN_ADDR,
             "address " + hex(d.addr) + " is not a multiple of " + std::to_string(align));
@@ -142,12 +142,12 @@ void dma_channel::fault(const descriptor& d, uint32_t errors, const std::string&
 }
 
 void dma_channel::post_status(const descriptor& d, uint32_t errors, const sc_time& at) {
-  if (status_.size() >= params_.status_depth) {
+  if (status_.size() >= params_.section.status_depth) {
     // The status stream backpressures the channel until firmware pops.
     qk_.sync();
     const sc_time t0 = sc_core::sc_time_stamp();
     PCCX_LOG(log_, debug, "status queue full, holding descriptor #" << d.seq);
-    while (status_.size() >= params_.status_depth) wait(status_popped_);
+    while (status_.size() >= params_.section.status_depth) wait(status_popped_);
     stats_.stall += sc_core::sc_time_stamp() - t0;
   }
   const uint32_t word = PCCX_DMA_STS_VALID | ((errors & 0xFFu) << 8) | (d.tag & PCCX_DMA_TAG_MASK);
@@ -185,13 +185,13 @@ void dma_channel::move(const descriptor& d) {
     // Blocks this transaction carries: one, or when reading into the FIFO up
     // to coalesce_blocks that the FIFO has room for now.
     uint64_t group = 1;
-    if (!to_ddr && gapless && params_.coalesce_blocks > 1)
+    if (!to_ddr && gapless && params_.section.coalesce_blocks > 1)
       group = std::max<uint64_t>(
-          1, std::min<uint64_t>({params_.coalesce_blocks, (left + block_ - 1) / block_,
+          1, std::min<uint64_t>({params_.section.coalesce_blocks, (left + block_ - 1) / block_,
                                  fifo_.free_space() / block_}));
     const uint32_t n = static_cast<uint32_t>(std::min<uint64_t>(uint64_t{block_} * group, left));
     // Block k + outstanding leaves when block k has completed.
-    while (in_flight.size() >= params_.outstanding) {
+    while (in_flight.size() >= params_.section.outstanding) {
       set_local(std::max(local_now(), in_flight.front()));
       in_flight.pop_front();
     }
@@ -239,9 +239,9 @@ void dma_channel::move(const descriptor& d) {
     const bool timed = xfer_end > SC_ZERO_TIME && xfer_end >= xfer_start && completion >= xfer_end;
     // One block's transfer time, times the other blocks in flight with it.
     const double cover = timed ? static_cast<double>((xfer_end - xfer_start).value()) * block_ / n *
-                                     (params_.outstanding - 1.0)
+                                     (params_.section.outstanding - 1.0)
                                : 0.0;
-    gapless = timed && params_.outstanding > 1 &&
+    gapless = timed && params_.section.outstanding > 1 &&
               cover >= static_cast<double>((completion - xfer_end).value());
     if (group == 1) {
       if (!to_ddr) fifo_.push(n, completion, data);
@@ -328,10 +328,10 @@ uint32_t dma_channel::ready_statuses(const sc_time& now) const {
 uint32_t dma_channel::flags(const sc_time& now) const {
   uint32_t f = 0;
   if (queue_.empty()) f |= PCCX_DMA_FLAG_CMD_EMPTY;
-  if (queue_.size() >= params_.descriptor_depth) f |= PCCX_DMA_FLAG_CMD_FULL;
+  if (queue_.size() >= params_.section.descriptor_depth) f |= PCCX_DMA_FLAG_CMD_FULL;
   const uint32_t ready = ready_statuses(now);
   if (ready == 0) f |= PCCX_DMA_FLAG_STS_EMPTY;
-  if (ready >= params_.status_depth) f |= PCCX_DMA_FLAG_STS_FULL;
+  if (ready >= params_.section.status_depth) f |= PCCX_DMA_FLAG_STS_FULL;
   if (busy()) f |= PCCX_DMA_FLAG_BUSY;
   if (err_ != 0) f |= PCCX_DMA_FLAG_ERROR;
   return f;
@@ -362,8 +362,8 @@ void dma_channel::build_registers() {
     return stats_.bytes_done;
   });
   bank_["DEPTH"].on_read([this](bool) {
-    return std::min<uint32_t>(params_.descriptor_depth, 0xFFFF) |
-           (std::min<uint32_t>(params_.status_depth, 0xFFFF) << 16);
+    return std::min<uint32_t>(params_.section.descriptor_depth, 0xFFFF) |
+           (std::min<uint32_t>(params_.section.status_depth, 0xFFFF) << 16);
   });
   bank_["INFO"].on_read([this](bool) {
     return (params_.direction == dma_direction::stream_to_ddr ? PCCX_DMA_INFO_TO_DDR : 0u) |
@@ -388,13 +388,13 @@ uint32_t dma_channel::pop_status(bool debug) {
 }
 
 void dma_channel::push_descriptor(uint32_t value, sc_time& delay) {
-  if (queue_.size() >= params_.descriptor_depth) {
+  if (queue_.size() >= params_.section.descriptor_depth) {
     // Held like a deasserted awready: catch up, then wait for a slot.
     wait(delay);
     delay = SC_ZERO_TIME;
     PCCX_LOG(log_, debug,
-             "descriptor queue full (" << params_.descriptor_depth << "), holding PUSH");
-    while (queue_.size() >= params_.descriptor_depth) wait(cmd_popped_);
+             "descriptor queue full (" << params_.section.descriptor_depth << "), holding PUSH");
+    while (queue_.size() >= params_.section.descriptor_depth) wait(cmd_popped_);
   }
   descriptor d;
   d.seq = pushed_++;

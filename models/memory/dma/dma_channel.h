@@ -29,6 +29,7 @@
 #include "infra/regs/register_bank.h"
 #include "infra/trace/analysis_port.h"
 #include "models/memory/common/traffic.h"
+#include "models/memory/dma/dma_config.h"
 #include "models/memory/dma/stream_fifo.h"
 
 namespace pccx::mem {
@@ -42,13 +43,9 @@ struct dma_channel_params {
   traffic_class default_class = traffic_class::weights;  // CLASS after reset
   uint64_t ddr_base = 0;                                 // memory_map.ddr_base
   uint64_t ddr_size = 0x100000000ull;                    // memory_map.ddr_size
-  uint32_t block_bytes = 4096;                           // dma.block_bytes
-  uint32_t outstanding = 4;                              // dma.outstanding
-  uint32_t descriptor_depth = 8;                         // dma.descriptor_depth
-  uint32_t status_depth = 8;                             // dma.status_depth
-  uint32_t alignment_bytes = 16;                         // dma.alignment_bytes
-  uint32_t coalesce_blocks = 8;                          // dma.coalesce_blocks
-  bool functional = true;                                // simulation.mode == functional
+  // dma: block size, outstanding blocks, coalescing, queue depths, alignment.
+  config::dma_config section;
+  bool functional = true;  // simulation.mode == functional
 
   // Port, direction and default class of page n (0..5); the other fields
   // keep their defaults.

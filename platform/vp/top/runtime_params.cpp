@@ -44,12 +44,7 @@ runtime_params to_runtime(const config::platform_config& cfg) {
     d = mem::dma_channel_params::for_page(ch);
     d.ddr_base = cfg.memory_map.ddr_base;
     d.ddr_size = cfg.memory_map.ddr_size;
-    d.block_bytes = cfg.dma.block_bytes;
-    d.outstanding = cfg.dma.outstanding;
-    d.coalesce_blocks = cfg.dma.coalesce_blocks;
-    d.descriptor_depth = cfg.dma.descriptor_depth;
-    d.status_depth = cfg.dma.status_depth;
-    d.alignment_bytes = cfg.dma.alignment_bytes;
+    d.section = cfg.dma;
     d.functional = rt.datapath.functional;
   }
   rt.datapath.weight_fifo_bytes = cfg.dma.weight_fifo_bytes;
