@@ -22,6 +22,7 @@
 #include "models/memory/l2/l2_config.h"
 #include "models/npu/units/gemm_config.h"
 #include "models/npu/units/gemv_config.h"
+#include "models/npu/units/sfu_config.h"
 #include "platform/config/memory_config.h"
 
 namespace pccx::config {
@@ -53,14 +54,6 @@ enum class end_check_policy { fail, warn };
 inline const enum_table<end_check_policy>& names_of(end_check_policy) {
   static const enum_table<end_check_policy> t = {{end_check_policy::fail, "fail"},
                                                  {end_check_policy::warn, "warn"}};
-  return t;
-}
-
-// npu.sfu.gelu: the GELU approximation of the SFU.
-enum class gelu_form { tanh, sigmoid };
-inline const enum_table<gelu_form>& names_of(gelu_form) {
-  static const enum_table<gelu_form> t = {{gelu_form::tanh, "tanh"},
-                                          {gelu_form::sigmoid, "sigmoid"}};
   return t;
 }
 
@@ -158,49 +151,6 @@ struct constant_cache_config {
 
 // Pipeline latencies of the SFU functions in core cycles (RTL values; the
 // extensions' are platform-defined). One element enters per clock.
-struct sfu_latency_config {
-  std::uint32_t exp = 4, sqrt = 3, gelu = 12, sin = 16, cos = 16, reduce_sum = 1, scale = 3,
-                recip = 4, tanh = 12, mul = 3, add = 3, max = 1, output_register = 1;
-
-  template <class V>
-  void visit(V& v) {
-    v.field("exp", exp, "EXP pipeline", range(0, 1000));
-    v.field("sqrt", sqrt, "SQRT pipeline", range(0, 1000));
-    v.field("gelu", gelu, "GELU pipeline", range(0, 1000));
-    v.field("sin", sin, "SIN pipeline (CORDIC)", range(0, 1000));
-    v.field("cos", cos, "COS pipeline (CORDIC)", range(0, 1000));
-    v.field("reduce_sum", reduce_sum, "REDUCE_SUM: cycles after the last element", range(0, 1000));
-    v.field("scale", scale, "SCALE pipeline", range(0, 1000));
-    v.field("recip", recip, "RECIP pipeline (one Newton step)", range(0, 1000));
-    v.field("tanh", tanh, "TANH pipeline (extension)", range(0, 1000));
-    v.field("mul", mul, "MUL pipeline (extension)", range(0, 1000));
-    v.field("add", add, "ADD pipeline (extension)", range(0, 1000));
-    v.field("max", max, "MAX pipeline (extension)", range(0, 1000));
-    v.field("output_register", output_register, "Output register of CVO_top", range(0, 1000));
-  }
-};
-
-struct sfu_config {
-  std::uint32_t max_length = 2048;
-  bool extensions = true;
-  bool gemv_chaining = true;
-  gelu_form gelu = gelu_form::tanh;
-  sfu_latency_config latency_cycles;
-
-  template <class V>
-  void visit(V& v) {
-    v.field("max_length", max_length,
-            "Elements per CVO instruction (the RTL stream bridge buffers 2048)", range(1, 65535));
-    v.field("extensions", extensions, "Accept the platform-defined CVO codes 0x8..0xB");
-    v.field("gemv_chaining", gemv_chaining,
-            "Direct GEMV -> SFU path: a CVO whose source is an in-flight GEMV's result "
-            "consumes it as it is produced instead of waiting for the GEMV to retire");
-    v.field("gelu", gelu,
-            "GELU form: tanh (the model's) or sigmoid (the RTL's x * sigmoid(1.702 x))");
-    v.field("latency_cycles", latency_cycles, "Pipeline latency per function, core cycles");
-  }
-};
-
 // One KV-cache record format (models/kv/kv_format.h, docs/reference/kv-formats.md).
 struct kv_format_config {
   std::string kind = "fp16";

@@ -147,7 +147,7 @@ TEST(SfuFlags, MulAddSweepAgainstReference) {
 
 TEST(SfuErrors, UnknownFunctionIsAUnitFault) {
   sfu_bench_options o;
-  o.sfu.extensions = false;
+  o.sfu.section.extensions = false;
   sfu_bench b(o);
   sfu_outcome bad, ext, memset;
   b.run([&](sfu_driver& d) {

@@ -19,7 +19,7 @@ constexpr uint32_t kSrc = 0x100, kDst = 0x1000;
 void check_function(uint8_t func, uint32_t max_ulp,
                     npu::sfu_gelu_form form = npu::sfu_gelu_form::tanh) {
   sfu_bench_options o;
-  o.sfu.gelu = form;
+  o.sfu.section.gelu = form;
   sfu_bench b(o);
   const std::vector<uint16_t> in = pattern_sweep(37);
   ASSERT_LE(in.size(), 2048u);

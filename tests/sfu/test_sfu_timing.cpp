@@ -37,9 +37,9 @@ TEST(SfuTiming, ReduceSumIsLengthPlusItsLatency) {
 
 TEST(SfuTiming, LatenciesComeFromTheParams) {
   sfu_bench_options o;
-  o.sfu.latency.sin = 30;
-  o.sfu.latency.scale = 7;
-  o.sfu.output_register_cycles = 2;
+  o.sfu.section.latency_cycles.sin = 30;
+  o.sfu.section.latency_cycles.scale = 7;
+  o.sfu.section.latency_cycles.output_register = 2;
   o.sfu.chunk_words = 5;  // chunking does not change the total
   sfu_bench b(o);
   sfu_outcome s, c, sc;

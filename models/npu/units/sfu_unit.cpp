@@ -51,7 +51,7 @@ sfu_unit::sfu_unit(sc_core::sc_module_name name, const sfu_unit_params& params, 
 }
 
 uint32_t sfu_unit::latency_cycles(uint8_t func) const {
-  const sfu_latencies& l = params_.latency;
+  const config::sfu_latency_config& l = params_.section.latency_cycles;
   switch (func) {
     case UCA_CVO_EXP: return l.exp;
     case UCA_CVO_SQRT: return l.sqrt;
@@ -74,8 +74,8 @@ threaded_unit::result sfu_unit::execute(const dispatched_instruction& d) {
   if (!cv)
     return {PCCX_ERR_UNIT_FAULT,
             std::string(name()) + " executes CVO only, not " + isa::opcode_name(d.ins.op)};
-  const bool known =
-      cv->func <= UCA_CVO_RECIP || (params_.extensions && cv->func <= PCCX_CVO_LAST_DEFINED);
+  const bool known = cv->func <= UCA_CVO_RECIP ||
+                     (params_.section.extensions && cv->func <= PCCX_CVO_LAST_DEFINED);
   if (!known)
     return {PCCX_ERR_UNIT_FAULT,
             std::string(name()) + ": CVO function " + hex(cv->func) +
@@ -143,7 +143,8 @@ float sfu_unit::apply(uint8_t func, float x, float multiplier, float operand) co
   switch (func) {
     case UCA_CVO_EXP: return std::exp(x);
     case UCA_CVO_SQRT: return std::sqrt(x);
-    case UCA_CVO_GELU: return params_.gelu == sfu_gelu_form::tanh ? gelu_tanh(x) : gelu_sigmoid(x);
+    case UCA_CVO_GELU:
+      return params_.section.gelu == config::gelu_form::tanh ? gelu_tanh(x) : gelu_sigmoid(x);
     case UCA_CVO_SIN: return std::sin(x);
     case UCA_CVO_COS: return std::cos(x);
     case UCA_CVO_SCALE: return x * multiplier;
@@ -172,8 +173,8 @@ void sfu_unit::run(const isa::cvo_instr& cv, result_stream* chained) {
   const uint32_t src_words = vec_words + (scale ? 1u : 0u);  // SCALE: scalar word first
   const uint32_t dst_words = reduce ? 1u : vec_words;
   const sc_time period = params_.core_period;
-  const sc_time pipe =
-      period * static_cast<double>(latency_cycles(f) + params_.output_register_cycles);
+  const sc_time pipe = period * static_cast<double>(latency_cycles(f) +
+                                                    params_.section.latency_cycles.output_register);
 
   // 1. Read the operands (the stream bridge buffers a whole vector).
   if (arith) {

@@ -27,28 +27,20 @@
 #include "models/npu/core/decoupled_clock.h"
 #include "models/npu/core/perf_counters.h"
 #include "models/npu/core/threaded_unit.h"
+#include "models/npu/units/sfu_config.h"
 
 namespace pccx::npu {
 
 // Pipeline latency of each function in core clocks (sfu.latency_cycles).
-struct sfu_latencies {
-  uint32_t exp = 4, sqrt = 3, gelu = 12, sin = 16, cos = 16, reduce_sum = 1, scale = 3, recip = 4,
-           tanh = 12, mul = 3, add = 3, max = 1;
-};
-
-enum class sfu_gelu_form : uint8_t {
-  tanh,     // 0.5 x (1 + tanh(sqrt(2/pi) (x + 0.044715 x^3)))  (the model's GELU)
-  sigmoid,  // x * sigmoid(1.702 x)                              (the RTL's)
-};
+// The GELU form is the configuration's (tanh: the model's; sigmoid: the RTL's).
+using sfu_gelu_form = config::gelu_form;
 
 struct sfu_unit_params {
   sc_core::sc_time core_period = sc_core::sc_time(2.5, sc_core::SC_NS);
-  sfu_latencies latency;                     // sfu.latency_cycles.<function>
-  uint32_t output_register_cycles = 1;       // sfu.latency_cycles.output_register
-  sfu_gelu_form gelu = sfu_gelu_form::tanh;  // sfu.gelu
-  uint32_t chunk_words = 16;                 // L2 words per reservation (>= 1)
-  bool functional = true;                    // compute values (also needs a functional L2)
-  bool extensions = true;                    // sfu.extensions: codes 0x8..0xB
+  // npu.sfu: the GELU form, extensions and every function's latency.
+  config::sfu_config section;
+  uint32_t chunk_words = 16;  // L2 words per reservation (>= 1)
+  bool functional = true;     // compute values (also needs a functional L2)
 };
 
 class sfu_unit : public threaded_unit {

@@ -57,16 +57,9 @@ runtime_params to_runtime(const config::platform_config& cfg) {
   rt.datapath.memcpy.kv_rotation_adds_per_cycle = kv.rotation_adds_per_cycle;
   rt.datapath.memcpy.core_period = n.core_period;
 
-  const auto& sfu = cfg.npu.sfu;
-  const auto& lat = sfu.latency_cycles;
+  rt.datapath.sfu.section = cfg.npu.sfu;
   rt.datapath.sfu.core_period = n.core_period;
-  rt.datapath.sfu.latency = {lat.exp,   lat.sqrt,  lat.gelu, lat.sin, lat.cos, lat.reduce_sum,
-                             lat.scale, lat.recip, lat.tanh, lat.mul, lat.add, lat.max};
-  rt.datapath.sfu.output_register_cycles = lat.output_register;
-  rt.datapath.sfu.gelu = sfu.gelu == config::gelu_form::sigmoid ? npu::sfu_gelu_form::sigmoid
-                                                                : npu::sfu_gelu_form::tanh;
   rt.datapath.sfu.functional = rt.datapath.functional;
-  rt.datapath.sfu.extensions = sfu.extensions;
 
   const auto& gemv = cfg.npu.gemv;
   rt.datapath.gemv.core_period = n.core_period;
