@@ -55,7 +55,7 @@ ddr_controller::ddr_controller(sc_core::sc_module_name name, const ddr_params& p
   PCCX_LOG(log_, debug,
            "effective " << efficiency_.effective_bytes_per_s / 1e9 << " GB/s of "
                         << efficiency_.peak_bytes_per_s / 1e9 << " GB/s peak ("
-                        << efficiency_model_name(efficiency_.model) << "), mixed x"
+                        << config::enum_name(efficiency_.model) << "), mixed x"
                         << efficiency_.mixed_factor << ", " << scheduler_.policy().name());
 }
 

@@ -5,10 +5,6 @@
 
 namespace pccx::mem {
 
-const char* efficiency_model_name(efficiency_model m) {
-  return config::enum_name(m);
-}
-
 ddr_efficiency derive_efficiency(const config::ddr_config& p) {
   if (p.data_rate_mtps == 0 || p.bus_bits < 8 || p.burst_length < 2 || p.page_bytes == 0)
     throw std::invalid_argument("DDR efficiency: data rate, bus width, burst and page must be > 0");
@@ -56,7 +52,7 @@ ddr_efficiency derive_efficiency(const config::ddr_config& p) {
 
 nlohmann::ordered_json to_json(const ddr_efficiency& e) {
   nlohmann::ordered_json j;
-  j["model"] = efficiency_model_name(e.model);
+  j["model"] = config::enum_name(e.model);
   j["tck_ns"] = e.tck_ns;
   j["peak_gbps"] = e.peak_bytes_per_s / 1e9;
   j["refresh_factor"] = e.refresh_factor;

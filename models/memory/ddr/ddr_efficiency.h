@@ -45,8 +45,6 @@ struct ddr_efficiency {
   double mixed_bytes_per_s() const { return effective_bytes_per_s * mixed_factor; }
 };
 
-const char* efficiency_model_name(efficiency_model m);
-
 // Throws std::invalid_argument for inputs that make no bandwidth (zero rate,
 // bus or burst, tREFI <= tRFC).
 ddr_efficiency derive_efficiency(const config::ddr_config& p);
