@@ -20,29 +20,33 @@ npu::npu(sc_core::sc_module_name name, const npu_params& params, trace::trace_hu
     : sc_core::sc_module(name),
       irq("irq"),
       params_(params),
-      fifo_(params.cmd_fifo_depth),
-      cache_(params.limits.cache_slots, params.cache_bank_names, params.limits.enabled_banks),
+      fifo_(params.section.cmd_fifo_depth),
+      cache_(params.section.constant_cache),
       cmd_("cmd", params_, fifo_, cache_, counters_, traces),
       regs_("regs", params_, fifo_, cmd_, counters_) {
   cmd_.irq(irq);
   if (!datapath) return;
+  // Each part's parameters are its section of npu.* as it is, plus the clock.
   const npu_datapath_params& dp = *datapath;
+  const config::npu_config& s = params.section;
+  const sc_core::sc_time& clk = params.core_period;
   const std::string prefix = std::string(this->name()) + ".";
-  l2_ = std::make_unique<mem::l2_memory>(prefix + "l2", dp.l2);
+  l2_ = std::make_unique<mem::l2_memory>(prefix + "l2", mem::l2_params{s.l2, clk, dp.functional});
   for (unsigned ch = 0; ch < PCCX_DMA_CHANNELS; ++ch)
     stream_fifos_[ch] = std::make_unique<mem::stream_fifo>(
         prefix + kChannelNames[ch] + "_fifo",
-        ch <= PCCX_DMA_HP3 ? dp.weight_fifo_bytes : dp.acp_fifo_bytes, dp.functional);
+        ch <= PCCX_DMA_HP3 ? dp.dma.weight_fifo_bytes : dp.dma.acp_fifo_bytes, dp.functional);
   std::vector<mem::stream_fifo*> gemv_fifos;
   // npu.gemv.weight_fifos: the HP channels whose FIFOs feed the GEMV.
-  for (unsigned ch : dp.gemv.section.weight_fifos) gemv_fifos.push_back(stream_fifos_.at(ch).get());
-  memcpy_ =
-      std::make_unique<memcpy_unit>("memcpy", dp.memcpy, *l2_, *stream_fifos_[PCCX_DMA_ACP_FMAP],
-                                    *stream_fifos_[PCCX_DMA_ACP_RESULT]);
-  sfu_ = std::make_unique<sfu_unit>("sfu", dp.sfu, *l2_, counters_);
-  gemv_ = std::make_unique<gemv_unit>("gemv", dp.gemv, *l2_, gemv_fifos, counters_);
+  for (unsigned ch : s.gemv.weight_fifos) gemv_fifos.push_back(stream_fifos_.at(ch).get());
+  memcpy_ = std::make_unique<memcpy_unit>("memcpy", memcpy_unit_params{s.memcpy, s.kv, clk}, *l2_,
+                                          *stream_fifos_[PCCX_DMA_ACP_FMAP],
+                                          *stream_fifos_[PCCX_DMA_ACP_RESULT]);
+  sfu_ = std::make_unique<sfu_unit>("sfu", sfu_unit_params{clk, s.sfu}, *l2_, counters_);
+  gemv_ = std::make_unique<gemv_unit>("gemv", gemv_unit_params{s.gemv, clk, s.gemv_cores, s.kv},
+                                      *l2_, gemv_fifos, counters_);
   gemm_ =
-      std::make_unique<gemm_unit>("gemm", dp.gemm, *l2_,
+      std::make_unique<gemm_unit>("gemm", gemm_unit_params{s.gemm, clk}, *l2_,
                                   std::vector<mem::stream_fifo*>{stream_fifos_[PCCX_DMA_HP0].get(),
                                                                  stream_fifos_[PCCX_DMA_HP1].get()},
                                   counters_);

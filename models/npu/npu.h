@@ -17,6 +17,7 @@
 #include <vector>
 
 #include "infra/trace/trace_hub.h"
+#include "models/memory/dma/dma_config.h"
 #include "models/memory/dma/stream_fifo.h"
 #include "models/memory/l2/l2_memory.h"
 #include "models/npu/core/command_fifo.h"
@@ -33,16 +34,11 @@
 
 namespace pccx::npu {
 
-// What the NPU's datapath is built from.
+// What the NPU's datapath needs besides the NPU's own section (npu_params):
+// the run's mode and the sizes of the stream FIFOs, which the DMA section owns.
 struct npu_datapath_params {
-  bool functional = true;  // real bytes in L2 and the FIFOs, or timing only
-  mem::l2_params l2;
-  uint64_t weight_fifo_bytes = 65536;  // behind each HP channel
-  uint64_t acp_fifo_bytes = 512;       // CDC FIFO of each ACP channel
-  memcpy_unit_params memcpy;
-  sfu_unit_params sfu;
-  gemv_unit_params gemv;
-  gemm_unit_params gemm;
+  bool functional = true;  // simulation.mode: L2 and the stream FIFOs carry bytes
+  config::dma_config dma;  // dma.weight_fifo_bytes, dma.acp_fifo_bytes
 };
 
 class npu : public sc_core::sc_module {

@@ -14,7 +14,7 @@
 #include "platform/app/kv_accuracy_command.h"
 #include "platform/app/replay_command.h"
 #include "platform/app/sweep_command.h"
-#include "platform/config/decode_limits.h"
+#include "models/npu/npu_config.h"
 #include "platform/config/platform_loader.h"
 #include "platform/vp/firmware/firmware_loader.h"
 #include "platform/vp/top/runtime_params.h"
@@ -102,7 +102,7 @@ int run_decode_command(const pccx::config::platform_config& cfg,
 
 int run_disasm(const pccx::config::platform_config& cfg, const std::string& file) {
   const auto words = pccx::isa::read_memh(file);
-  std::cout << pccx::isa::format_listing(words, pccx::config::decode_limits_of(cfg));
+  std::cout << pccx::isa::format_listing(words, pccx::config::decode_limits_of(cfg.npu));
   return kExitOk;
 }
 

@@ -46,53 +46,6 @@ void memory_map_config::validate(validator& check) const {
   // DMA's view of memory, and the default 4 GiB at 0x0 spans 0xA0000000.
 }
 
-kv::kv_format to_kv_format(const kv_format_config& c, uint32_t head_dim) {
-  kv::kv_format f;
-  f.kind = c.kind == "int8"      ? kv::kv_kind::int8
-           : c.kind == "int4"    ? kv::kv_kind::int4
-           : c.kind == "rotated" ? kv::kv_kind::rotated
-                                 : kv::kv_kind::fp16;
-  f.head_dim = head_dim;
-  f.group = c.group;
-  f.bits = c.bits;
-  f.residual_sketch = c.residual_sketch;
-  return f;
-}
-
-void kv_datapath_config::validate(validator& check) const {
-  for (const auto& [name, fc] : {std::pair{"key", &key}, std::pair{"value", &value}}) {
-    const std::string problem = to_kv_format(*fc, head_dim).check();
-    if (!problem.empty()) check.fail({std::string(name), "head_dim"}, problem);
-  }
-}
-
-void constant_cache_config::validate(validator& check) const {
-  for (std::size_t i = 0; i < banks.size(); ++i) {
-    const std::string field = "banks/" + std::to_string(i) + "/name";
-    if (banks[i].name.empty()) {
-      check.fail(field, "bank name must not be empty");
-      continue;
-    }
-    for (std::size_t j = 0; j < i; ++j) {
-      if (banks[j].name == banks[i].name) {
-        check.fail({field}, "duplicate bank name \"" + banks[i].name + "\" (also used by " +
-                                check.pointer("banks/" + std::to_string(j) + "/name") + ")");
-        break;
-      }
-    }
-  }
-  // The firmware addresses these two banks by position.
-  const char* required[] = {"fmap_shape", "weight_shape"};
-  for (std::size_t i = 0; i < 2 && i < banks.size(); ++i) {
-    const std::string at = "banks/" + std::to_string(i);
-    if (banks[i].name != required[i])
-      check.fail(at + "/name", std::string("bank ") + std::to_string(i) + " must be \"" +
-                                   required[i] + "\", found \"" + banks[i].name + "\"");
-    else if (!banks[i].enabled)
-      check.fail(at + "/enabled", std::string("bank \"") + required[i] + "\" must be enabled");
-  }
-}
-
 void output_config::validate(validator& check) const {
   if (!dir.empty()) return;
   for (const auto& [key, on, file] :

@@ -18,11 +18,7 @@
 #include <vector>
 
 #include "infra/config/config_schema.h"
-#include "models/kv/kv_format.h"
-#include "models/memory/l2/l2_config.h"
-#include "models/npu/units/gemm_config.h"
-#include "models/npu/units/gemv_config.h"
-#include "models/npu/units/sfu_config.h"
+#include "models/npu/npu_config.h"
 #include "platform/config/memory_config.h"
 
 namespace pccx::config {
@@ -118,132 +114,6 @@ struct cpu_config {
     v.field("mmio_read_ns", mmio_read_ns, "Round trip of an AXI-Lite read from the A53",
             range(0, 100000));
     v.field("stack_kib", stack_kib, "Stack of the firmware thread", range(64, 1048576));
-  }
-};
-
-struct cache_bank_config {
-  std::string name;
-  bool enabled = true;
-
-  template <class V>
-  void visit(V& v) {
-    v.field("name", name, "Bank name (unique)");
-    v.field("enabled", enabled, "Whether the bank accepts writes");
-  }
-};
-
-struct constant_cache_config {
-  std::uint32_t slots = 64;
-  std::uint32_t write_cycles = 1;
-  std::vector<cache_bank_config> banks = {
-      {"fmap_shape", true}, {"weight_shape", true}, {"head_scale", true}, {"channel_scale", true}};
-
-  template <class V>
-  void visit(V& v) {
-    v.field("slots", slots, "Slots per bank", range(1, 64));
-    v.field("write_cycles", write_cycles, "Cycles to write one slot", range(0, 1000));
-    v.field("banks", banks,
-            "Constant-cache banks; the first two must be fmap_shape and weight_shape, enabled",
-            items(4));
-  }
-  void validate(validator& check) const;
-};
-
-// Pipeline latencies of the SFU functions in core cycles (RTL values; the
-// extensions' are platform-defined). One element enters per clock.
-// One KV-cache record format (models/kv/kv_format.h, docs/reference/kv-formats.md).
-struct kv_format_config {
-  std::string kind = "fp16";
-  std::uint32_t group = 0;
-  std::uint32_t bits = 4;
-  bool residual_sketch = false;
-
-  template <class V>
-  void visit(V& v) {
-    v.field("kind", kind, "Record format", one_of({"fp16", "int8", "int4", "rotated"}));
-    v.field("group", group,
-            "int8/int4: elements per stored BF16 scale (per token); 0 = no stored scale "
-            "(static per-channel/per-head scales applied by the driver)",
-            range(0, 65535));
-    v.field("bits", bits, "rotated: bits per coordinate", range(2, 4));
-    v.field("residual_sketch", residual_sketch, "rotated: add a 1-bit sign sketch of the residual");
-  }
-};
-
-// The KV-cache datapath: the append quantizer behind MEMCPY from=1,to=1 and
-// the dequantize stage in front of the GEMV cores.
-struct kv_datapath_config {
-  bool gemv_formats = true;
-  std::uint32_t head_dim = 256;
-  kv_format_config key;
-  kv_format_config value;
-  std::uint32_t append_elements_per_cycle = 16;
-  std::uint32_t rotation_adds_per_cycle = 256;
-  std::uint32_t dequant_elements_per_cycle = 64;
-
-  template <class V>
-  void visit(V& v) {
-    v.field("gemv_formats", gemv_formats,
-            "Accept GEMV flags[2:0] = 1 (K rows) and 2 (V accumulate): KV records as the weight "
-            "stream (platform extension)");
-    v.field("head_dim", head_dim, "Elements per K or V head-vector", range(1, 65535));
-    v.field("key", key, "Format of cached K vectors");
-    v.field("value", value, "Format of cached V vectors");
-    v.field("append_elements_per_cycle", append_elements_per_cycle,
-            "Append quantizer width: elements quantized per core clock", range(1, 4096));
-    v.field("rotation_adds_per_cycle", rotation_adds_per_cycle,
-            "Append quantizer: Walsh-Hadamard add/subtracts per core clock (rotated formats)",
-            range(1, 1048576));
-    v.field("dequant_elements_per_cycle", dequant_elements_per_cycle,
-            "Dequantize stage width in front of the GEMV cores, elements per core clock",
-            range(1, 4096));
-  }
-  void validate(validator& check) const;
-};
-
-// The record format a kv_format_config describes, for vectors of head_dim.
-kv::kv_format to_kv_format(const kv_format_config& c, uint32_t head_dim);
-
-struct memcpy_config {
-  bool kv_append = true;
-  std::uint32_t chunk_words = 16;
-
-  template <class V>
-  void visit(V& v) {
-    v.field("kv_append", kv_append, "Route from_device=1,to_device=1 (KV append) is available");
-    v.field("chunk_words", chunk_words,
-            "Words MEMCPY moves per pipeline step: finer traces versus simulation speed",
-            range(1, 65536));
-  }
-};
-
-struct npu_config {
-  std::uint32_t cmd_fifo_depth = 8;
-  std::uint32_t decode_cycles = 1;
-  std::uint32_t issue_cycles = 1;
-  std::uint32_t gemv_cores = 4;
-  gemv_config gemv;
-  gemm_config gemm;
-  l2_config l2;
-  constant_cache_config constant_cache;
-  sfu_config sfu;
-  memcpy_config memcpy;
-  kv_datapath_config kv;
-
-  template <class V>
-  void visit(V& v) {
-    v.field("cmd_fifo_depth", cmd_fifo_depth, "Depth of the CMD_IN instruction FIFO",
-            range(1, 1024));
-    v.field("decode_cycles", decode_cycles, "Decoder register stage", range(0, 1000));
-    v.field("issue_cycles", issue_cycles, "Scheduler stage", range(0, 1000));
-    v.field("gemv_cores", gemv_cores, "Number of GEMV cores", range(1, 32));
-    v.field("gemv", gemv, "GEMV engine");
-    v.field("gemm", gemm, "GEMM systolic array (weights from HP0 and HP1)");
-    v.field("l2", l2, "L2 scratchpad");
-    v.field("constant_cache", constant_cache, "Constant cache (shapes and scales)");
-    v.field("sfu", sfu, "Special-function unit (CVO instructions)");
-    v.field("memcpy", memcpy, "MEMCPY routes");
-    v.field("kv", kv, "KV-cache append and read datapath");
   }
 };
 

@@ -15,7 +15,7 @@
 #include "pccx_dma.h"
 #include "pccx_host_mem.h"
 #include "pccx_replay.h"
-#include "platform/config/decode_limits.h"
+#include "models/npu/npu_config.h"
 #include "platform/vp/top/platform_top.h"
 #include "platform/vp/top/runtime_params.h"
 #include "platform/workload/decode_report_json.h"
@@ -368,7 +368,7 @@ replay_report run_replay(const config::platform_config& cfg, const replay_input&
   rep.instructions_retired = r.instructions_retired;
   rep.sim_time_ns = r.sim_time_ns;
   rep.words_sent = in.words.size();
-  const isa::decode_limits limits = config::decode_limits_of(cfg);
+  const isa::decode_limits limits = config::decode_limits_of(cfg.npu);
 
   auto npu_error = [&](uint64_t seq, uint32_t code, uint64_t word) {
     replay_npu_error e;

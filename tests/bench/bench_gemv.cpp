@@ -55,7 +55,6 @@ class gemv_system : public sc_core::sc_module, public pccx::npu::completion_if {
     }
     pccx::npu::gemv_unit_params gp;
     gp.section.scale_group = group;
-    gp.functional = functional;
     gemv = std::make_unique<pccx::npu::gemv_unit>("gemv", gp, *l2, raw, counters);
     // A pool of random records (the unit does not care which row is which).
     std::mt19937 rng(7);

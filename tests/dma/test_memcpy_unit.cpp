@@ -8,6 +8,7 @@
 #include <cmath>
 
 #include "dma_bench.h"
+#include "kv_section.h"
 #include "models/kv/kv_codec.h"
 #include "models/npu/units/bf16.h"
 #include "uCA_v1_hal.h"
@@ -200,8 +201,8 @@ kv::kv_format kv64(kv::kv_kind kind, uint32_t group, uint32_t bits = 4) {
 // codec makes of the same BF16 values.
 TEST(MemcpyUnit, KvAppendQuantizesIntoTheRingSlot) {
   bench_options o = with_npu();
-  o.memcpy.kv_key = kv64(kv::kv_kind::int4, 32);
-  o.memcpy.kv_value = kv64(kv::kv_kind::rotated, 0, 3);
+  const kv::kv_format kf = kv64(kv::kv_kind::int4, 32), vf = kv64(kv::kv_kind::rotated, 0, 3);
+  o.memcpy.kv = kv_section(kf, vf);
   dma_bench b(o);
   std::vector<uint8_t> x(16 * 16);  // 128 BF16: two vectors
   for (size_t i = 0; i < 128; ++i) {
@@ -210,7 +211,7 @@ TEST(MemcpyUnit, KvAppendQuantizesIntoTheRingSlot) {
     x[2 * i] = uint8_t(h & 0xFF), x[2 * i + 1] = uint8_t(h >> 8);
   }
   b.l2->debug_write(0x100, 16, x.data());
-  const kv::kv_codec key(*o.memcpy.kv_key), value(*o.memcpy.kv_value);
+  const kv::kv_codec key(kf), value(vf);
   const uint32_t kb = key.format().record_bytes(), vb = value.format().record_bytes();
   const uint64_t kdst = kBase + 0xA000, vdst = kBase + 0xB000;
   uint32_t status = 0, ks = 0, vs = 0;
@@ -245,8 +246,7 @@ TEST(MemcpyUnit, KvAppendQuantizesIntoTheRingSlot) {
 
 TEST(MemcpyUnit, KvAppendChecksItsOperands) {
   bench_options o = with_npu();
-  o.memcpy.kv_key = kv64(kv::kv_kind::fp16, 0);
-  o.memcpy.kv_value = kv64(kv::kv_kind::fp16, 0);
+  o.memcpy.kv = kv_section(kv64(kv::kv_kind::fp16, 0), kv64(kv::kv_kind::fp16, 0));
   dma_bench b(o);
   uint32_t code_dest = 0, code_len = 0;
   b.run([&](bus_master& m) {
@@ -262,21 +262,6 @@ TEST(MemcpyUnit, KvAppendChecksItsOperands) {
   });
   EXPECT_EQ(code_dest, uint32_t(PCCX_ERR_UNIT_FAULT));
   EXPECT_EQ(code_len, uint32_t(PCCX_ERR_UNIT_FAULT));
-}
-
-TEST(MemcpyUnit, KvAppendWithoutFormatsIsRefused) {
-  bench_options o = with_npu();
-  o.npu.limits.kv_append = true;  // let the decoder pass it to the unit
-  dma_bench b(o);
-  uint32_t status = 0, code = 0;
-  b.run([&](bus_master& m) {
-    m.issue(memset_word(0, 1, 1, 1, 64));
-    m.issue(memcpy_word(true, true, 0, 0x100, 1, false));
-    status = m.wait_not_busy();
-    code = m.read32(PCCX_REG_ERR_CODE);
-  });
-  EXPECT_TRUE(status & PCCX_STAT_ERROR);
-  EXPECT_EQ(code, static_cast<uint32_t>(PCCX_ERR_INVALID_ROUTE));
 }
 
 TEST(MemcpyUnit, AnL2RangeErrorBecomesAnNpuError) {

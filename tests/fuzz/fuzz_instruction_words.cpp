@@ -242,7 +242,7 @@ class driver {
     if (p_.read(PCCX_REG_ERR_CODE) != 0) violated("ERR_CODE nonzero with no error latched");
     if (!p_.top().cpu.npu_irq.read()) violated("idle-or-error line low while idle");
     const uint32_t depth = p_.read(PCCX_REG_CMD_DEPTH);
-    if (depth == 0 || depth != p_.params().npu.cmd_fifo_depth) violated("CMD_DEPTH " + hex(depth));
+    if (depth == 0 || depth != p_.params().npu.section.cmd_fifo_depth) violated("CMD_DEPTH " + hex(depth));
     const uint64_t issued =
         p_.read(PCCX_REG_ISSUED_LO) | static_cast<uint64_t>(p_.read(PCCX_REG_ISSUED_HI)) << 32;
     if (issued != g_pushed)

@@ -12,7 +12,6 @@ gemv_bench::gemv_bench(gemv_bench_options o) : opt(std::move(o)) {
 
 void gemv_bench::build() {
   make_l2(opt, opt.gemv.core_period);
-  opt.gemv.functional = opt.functional;
   const auto raw = make_fifos(opt.fifos, 2, opt.fifo_bytes, opt.functional);
   gemv = std::make_unique<npu::gemv_unit>("gemv", opt.gemv, *l2, raw, counters);
   driver = std::make_unique<gemv_driver>("driver", *gemv, isa::opcode::gemv);

@@ -6,6 +6,7 @@
 
 #include "gemv_bench.h"
 #include "gemv_kv_reference.h"
+#include "kv_section.h"
 #include "pccx_isa.h"
 #include "pccx_npu_regs.h"
 #include "uCA_v1_api.h"
@@ -18,8 +19,7 @@ constexpr uint32_t kSrc = 0x100, kDst = 0x2000;
 
 gemv_bench_options kv_bench(const kv::kv_format& f) {
   gemv_bench_options o;
-  o.gemv.kv_key = f;
-  o.gemv.kv_value = f;
+  o.gemv.kv = kv_section(f, f);
   return o;
 }
 
@@ -120,7 +120,7 @@ TEST(GemvKvModes, NarrowDequantStageSetsThePace) {
   const auto f = kv_fmt(kv::kv_kind::fp16);
   auto opt = kv_bench(f);
   opt.functional = false;
-  opt.gemv.dequant_elements_per_cycle = 4;
+  opt.gemv.kv.dequant_elements_per_cycle = 4;
   gemv_bench b(opt);
   const gemv_outcome o = timed_key_rows(b, f);
   ASSERT_EQ(o.err, 0u) << o.detail;
@@ -137,7 +137,7 @@ TEST(GemvKvModes, StaticInt4SkipsTheDequantStage) {
   const auto f = kv_fmt(kv::kv_kind::int4, 0);
   auto opt = kv_bench(f);
   opt.functional = false;
-  opt.gemv.dequant_elements_per_cycle = 1;
+  opt.gemv.kv.dequant_elements_per_cycle = 1;
   gemv_bench b(opt);
   const gemv_outcome o = timed_key_rows(b, f);
   ASSERT_EQ(o.err, 0u) << o.detail;
@@ -171,19 +171,6 @@ TEST(GemvKvModes, Errors) {
       << o[1].detail;
   EXPECT_NE(o[2].detail.find("N = 32 must equal npu.kv.head_dim 64"), std::string::npos)
       << o[2].detail;
-}
-
-TEST(GemvKvModes, WithoutFormatsTheStreamIsRefused) {
-  gemv_bench b;
-  gemv_outcome o;
-  b.run([&](gemv_driver& d) {
-    gemv_call c;
-    c.M = 1, c.N = 4, c.K = 64, c.src = kSrc, c.dst = kDst;
-    c.flags = PCCX_WFMT_KV_KEY_ROWS;
-    o = d.execute(c);
-  });
-  EXPECT_EQ(o.err, uint32_t(PCCX_ERR_UNIT_FAULT));
-  EXPECT_NE(o.detail.find("no KV formats configured"), std::string::npos) << o.detail;
 }
 
 // A long FP16 key stream at 4 GB/s per HP channel: 4,096 records of 64

@@ -9,7 +9,7 @@ using sc_core::sc_time;
 
 TEST(CommandFifo, FullFifoHoldsTheWriterUntilASlotFrees) {
   npu::npu_params p;
-  p.cache_write_cycles = 400;  // 1 us per MEMSET, so the writer outruns the NPU
+  p.section.constant_cache.write_cycles = 400;  // 1 us per MEMSET, so the writer outruns the NPU
   npu_bench b(p);
   std::vector<sc_time> accepted;
   uint32_t max_level = 0;
@@ -41,8 +41,8 @@ TEST(CommandFifo, FullFifoHoldsTheWriterUntilASlotFrees) {
 
 TEST(CommandFifo, DepthIsAConfigurationParameter) {
   npu::npu_params p;
-  p.cmd_fifo_depth = 2;
-  p.cache_write_cycles = 400;
+  p.section.cmd_fifo_depth = 2;
+  p.section.constant_cache.write_cycles = 400;
   npu_bench b(p);
   uint32_t max_level = 0, depth = 0;
   b.run([&](mmio_master& m) {

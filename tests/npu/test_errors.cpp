@@ -24,17 +24,18 @@ struct error_case {
 
 npu::npu_params without_kv_append() {
   npu::npu_params p;
-  p.limits.kv_append = false;
+  p.section.memcpy.kv_append = false;
   return p;
 }
 npu::npu_params without_scale_banks() {
   npu::npu_params p;
-  p.limits.enabled_banks = 0x3;
+  p.section.constant_cache.banks[2].enabled = false;
+  p.section.constant_cache.banks[3].enabled = false;
   return p;
 }
 npu::npu_params without_cvo_extensions() {
   npu::npu_params p;
-  p.limits.cvo_extensions = false;
+  p.section.sfu.extensions = false;
   return p;
 }
 

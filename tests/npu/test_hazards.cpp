@@ -208,7 +208,7 @@ TEST_P(HazardsChaining, CvoOnAGemvResultChainsUnlessDisabled) {
   {
     const bool chaining = GetParam();
     npu::npu_params p;
-    p.gemv_sfu_chaining = chaining;
+    p.section.sfu.gemv_chaining = chaining;
     npu_bench b(p);
     fake_unit& gemv = b.add_unit(npu::unit_kind::gemv, 1000);
     fake_unit& sfu = b.add_unit(npu::unit_kind::sfu, 100);

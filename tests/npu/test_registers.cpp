@@ -24,7 +24,7 @@ TEST(Registers, IdentifyTheNpu) {
 
 TEST(Registers, StatusBusyThenDoneAndDoneClearsOnTheNextWord) {
   npu::npu_params p;
-  p.cache_write_cycles = 100;
+  p.section.constant_cache.write_cycles = 100;
   npu_bench b(p);
   uint32_t at_reset = 0xFF, while_busy = 0, drained = 0, after_push = 0;
   b.run([&](mmio_master& m) {
@@ -44,7 +44,7 @@ TEST(Registers, StatusBusyThenDoneAndDoneClearsOnTheNextWord) {
 
 TEST(Registers, IdleOrErrorLineFollowsStatus) {
   npu::npu_params p;
-  p.cache_write_cycles = 100;
+  p.section.constant_cache.write_cycles = 100;
   npu_bench b(p);
   std::vector<bool> line;
   b.run([&](mmio_master& m) {

@@ -98,7 +98,7 @@ TEST(SfuNpu, ReadAfterWriteWaitsForTheSfu) {
 
 TEST(SfuNpu, ScaleVectorPastTheEndLatchesL2Range) {
   sfu_bench_options o = with_npu();
-  o.npu.limits.l2_words = 1024;
+  o.npu.section.l2.words = 1024;
   o.l2.section.words = 1024;
   sfu_bench b(o);
   uint32_t status = 0, code = 0;

@@ -58,6 +58,7 @@ command_processor::command_processor(sc_core::sc_module_name name, const npu_par
     : sc_core::sc_module(name),
       irq("irq"),
       params_(params),
+      limits_(params.limits()),
       fifo_(fifo),
       cache_(cache),
       counters_(counters),
@@ -138,10 +139,10 @@ void command_processor::issue_thread() {
   for (;;) {
     command_fifo::entry e;
     next_word(e);
-    wait(params_.decode_cycles * params_.core_period);
+    wait(params_.section.decode_cycles * params_.core_period);
     const sc_time issued = sc_core::sc_time_stamp();
 
-    auto decoded = isa::decode(e.word, params_.limits);
+    auto decoded = isa::decode(e.word, limits_);
     if (auto* err = std::get_if<isa::decode_error>(&decoded)) {
       decoding_ = false;
       latch(e, err->code, err->message);
@@ -156,10 +157,10 @@ void command_processor::issue_thread() {
       latch(e, code, detail);
       continue;
     }
-    wait(params_.issue_cycles * params_.core_period);
+    wait(params_.section.issue_cycles * params_.core_period);
 
     if (auto* ms = std::get_if<isa::memset_instr>(&d.ins.body)) {
-      wait(params_.cache_write_cycles * params_.core_period);
+      wait(params_.section.constant_cache.write_cycles * params_.core_period);
       cache_.write(ms->cache, ms->slot, {ms->a, ms->b, ms->c});
       decoding_ = false;
       ++retired_;
@@ -169,7 +170,7 @@ void command_processor::issue_thread() {
     }
 
     const unit_kind kind = *unit_for(d.ins.op);
-    if (kind == unit_kind::gemv && params_.gemv_sfu_chaining)
+    if (kind == unit_kind::gemv && params_.section.sfu.gemv_chaining)
       d.produces = std::make_shared<result_stream>(d.seq, d.writes.at(0));
     // In-order issue: the head waits for its unit and for older overlapping work.
     const sc_time t0 = sc_core::sc_time_stamp();
@@ -199,7 +200,7 @@ void command_processor::issue_thread() {
     decoding_ = false;
     PCCX_LOG(log_, debug,
              "#" << d.seq << " -> " << unit_kind_name(kind) << ": "
-                 << isa::disassemble(d.ins.word, params_.limits));
+                 << isa::disassemble(d.ins.word, limits_));
     units_[static_cast<size_t>(kind)]->start(d, *this);
     status_changed();
 
@@ -234,7 +235,7 @@ uint64_t command_processor::counter(uint32_t index) const {
 }
 
 uint32_t command_processor::resolve(dispatched_instruction& d, std::string& detail) const {
-  const uint32_t l2_words = params_.limits.l2_words;
+  const uint32_t l2_words = limits_.l2_words;
   auto slot = [&](uint32_t bank, uint32_t index, const char* field,
                   std::array<uint16_t, 3>& out) -> bool {
     auto v = cache_.read(bank, index);
@@ -310,7 +311,7 @@ uint32_t command_processor::resolve(dispatched_instruction& d, std::string& deta
 
 const command_processor::in_flight_record* command_processor::chain_producer(
     const dispatched_instruction& d) const {
-  if (!params_.gemv_sfu_chaining || d.ins.op != isa::opcode::cvo || d.reads.empty()) return nullptr;
+  if (!params_.section.sfu.gemv_chaining || d.ins.op != isa::opcode::cvo || d.reads.empty()) return nullptr;
   const auto& cv = std::get<isa::cvo_instr>(d.ins.body);
   for (const auto& r : in_flight_) {
     if (!r.d.produces || r.d.produces->closed() || !r.d.produces->covers(d.reads[0])) continue;
@@ -375,7 +376,7 @@ void command_processor::latch(const command_fifo::entry& e, uint32_t code,
   if (instr_trace_ && !traced) {
     instr_trace_->write({{"seq", e.seq},
                          {"word", hex_word(e.word)},
-                         {"disasm", isa::disassemble(e.word, params_.limits)},
+                         {"disasm", isa::disassemble(e.word, limits_)},
                          {"queued_ns", trace::to_ns(e.arrival)},
                          {"fault_ns", trace::to_ns(sc_core::sc_time_stamp())},
                          {"status", isa::error_name(code)},
@@ -395,7 +396,7 @@ void command_processor::record(const dispatched_instruction& d, const char* unit
   nlohmann::ordered_json rec = {
       {"seq", d.seq},
       {"word", hex_word(d.ins.word)},
-      {"disasm", isa::disassemble(d.ins.word, params_.limits)},
+      {"disasm", isa::disassemble(d.ins.word, limits_)},
       {"unit", unit},
       {"queued_ns", trace::to_ns(queued)},
       {"issue_ns", trace::to_ns(issued)},

@@ -108,6 +108,7 @@ class command_processor : public sc_core::sc_module, public completion_if {
   uint64_t cycles(const sc_core::sc_time& t) const;
 
   npu_params params_;
+  isa::decode_limits limits_;  // from params_.section, once
   command_fifo& fifo_;
   constant_cache& cache_;
   perf_counters& counters_;

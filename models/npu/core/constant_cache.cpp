@@ -11,6 +11,26 @@ constant_cache::constant_cache(uint32_t slots, std::array<std::string, kBanks> b
     if (bank_enabled(b)) banks_[b].resize(slots_);
 }
 
+namespace {
+
+std::array<std::string, constant_cache::kBanks> names_of(const config::constant_cache_config& c) {
+  std::array<std::string, constant_cache::kBanks> names;
+  for (size_t b = 0; b < c.banks.size() && b < names.size(); ++b) names[b] = c.banks[b].name;
+  return names;
+}
+
+uint8_t enabled_of(const config::constant_cache_config& c) {
+  uint8_t mask = 0;
+  for (size_t b = 0; b < c.banks.size() && b < constant_cache::kBanks; ++b)
+    if (c.banks[b].enabled) mask |= static_cast<uint8_t>(1u << b);
+  return mask;
+}
+
+}  // namespace
+
+constant_cache::constant_cache(const config::constant_cache_config& section)
+    : constant_cache(section.slots, names_of(section), enabled_of(section)) {}
+
 bool constant_cache::bank_enabled(uint32_t bank) const {
   return bank < kBanks && (enabled_ >> bank) & 1u;
 }

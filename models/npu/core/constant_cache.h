@@ -10,6 +10,8 @@
 #include <string>
 #include <vector>
 
+#include "models/npu/npu_config.h"
+
 namespace pccx::npu {
 
 class constant_cache {
@@ -18,6 +20,8 @@ class constant_cache {
   static constexpr uint32_t kBanks = 4;
 
   constant_cache(uint32_t slots, std::array<std::string, kBanks> bank_names, uint8_t enabled_banks);
+  // From its configuration section (npu.constant_cache).
+  explicit constant_cache(const config::constant_cache_config& section);
 
   uint32_t slots() const { return slots_; }
   bool bank_enabled(uint32_t bank) const;

@@ -1,27 +1,21 @@
-// Runtime parameters of the NPU, converted once from the configuration
-// (clock periods as sc_time, counts as integers).
+// Runtime parameters of the NPU's command path: its configuration section
+// as it is, plus what the platform derives from elsewhere (the core clock,
+// simulation.strict). The decoder limits follow from the section.
 #pragma once
 
-#include <array>
-#include <cstdint>
-#include <string>
 #include <systemc>
 
 #include "models/npu/isa/instruction.h"
+#include "models/npu/npu_config.h"
 
 namespace pccx::npu {
 
 struct npu_params {
-  sc_core::sc_time core_period = sc_core::sc_time(2.5, sc_core::SC_NS);
-  uint32_t cmd_fifo_depth = 8;
-  uint32_t decode_cycles = 1;  // decoder register stage
-  uint32_t issue_cycles = 1;   // scheduler stage
-  uint32_t cache_write_cycles = 1;
-  std::array<std::string, 4> cache_bank_names{"fmap_shape", "weight_shape", "head_scale",
-                                              "channel_scale"};
-  isa::decode_limits limits;      // L2 size, cores, CVO limits, enabled banks
-  bool strict = false;            // an NPU error ends the run instead of latching
-  bool gemv_sfu_chaining = true;  // npu.sfu.gemv_chaining: the direct GEMV -> SFU path
+  config::npu_config section;  // npu.*: CMD_IN, stages, constant cache, the units' sections
+  sc_core::sc_time core_period = sc_core::sc_time(2.5, sc_core::SC_NS);  // clocks.core_mhz
+  bool strict = false;  // simulation.strict: an NPU error ends the run instead of latching
+
+  isa::decode_limits limits() const { return config::decode_limits_of(section); }
 };
 
 }  // namespace pccx::npu

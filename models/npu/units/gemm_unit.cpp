@@ -52,14 +52,6 @@ std::vector<word_run> slice_runs(uint32_t m_rows, uint32_t k, uint32_t k0, uint3
 }
 }  // namespace
 
-gemm_unit_params make_gemm_params(const config::gemm_config& section,
-                                  const sc_core::sc_time& core_period, bool functional) {
-  gemm_unit_params p;
-  p.section = section;
-  p.core_period = core_period;
-  p.functional = functional;
-  return p;
-}
 
 gemm_unit::gemm_unit(sc_core::sc_module_name name, const gemm_unit_params& params,
                      mem::l2_memory& l2, std::vector<mem::stream_fifo*> weight_fifos,
@@ -175,7 +167,7 @@ std::optional<threaded_unit::result> gemm_unit::resolve(const dispatched_instruc
       return result{PCCX_ERR_UNIT_FAULT, std::string(name()) + ": weight FIFO " + f->name() +
                                              " holds " + std::to_string(f->capacity()) +
                                              " bytes, a tile is " + std::to_string(jb.tbytes)};
-  jb.functional = matmul::computes_values(params_.functional, l2_, fifos_);
+  jb.functional = matmul::computes_values(l2_, fifos_);
 
   jb.TK = tile_k(), jb.TN = tile_n(), jb.half = jb.TN / kFifos;
   jb.row_bytes = jb.half / 2;

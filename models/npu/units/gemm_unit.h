@@ -48,12 +48,7 @@ struct gemm_unit_params {
   uint32_t rows = 32;        // PE rows (K per tile)
   uint32_t cols = 32;        // PE columns
   uint32_t macs_per_pe = 2;  // W4A8 packing: N per tile = cols * macs_per_pe
-  bool functional = true;    // compute values (also needs functional L2/FIFOs)
 };
-
-// The unit's parameters from its section, the core clock and the mode.
-gemm_unit_params make_gemm_params(const config::gemm_config& section,
-                                  const sc_core::sc_time& core_period, bool functional);
 
 class gemm_unit : public threaded_unit {
  public:

@@ -31,17 +31,17 @@ gemv_unit::gemv_unit(sc_core::sc_module_name name, const gemv_unit_params& param
       params_(params),
       l2_(l2),
       fifos_(std::move(weight_fifos)),
-      counters_(counters) {
+      counters_(counters),
+      key_codec_(params.kv.key_format()),
+      value_codec_(params.kv.value_format()) {
   const std::string n = this->name();
   matmul::check_unit_params(n, params_.core_period, fifos_);
   if (params_.cores == 0) throw std::invalid_argument(n + ": cores must be at least 1");
   if (params_.section.macs_per_core_per_cycle == 0)
     throw std::invalid_argument(n + ": macs_per_core_per_cycle must be at least 1");
   if (fifos_.empty()) throw std::invalid_argument(n + ": needs at least one weight FIFO");
-  if (params_.dequant_elements_per_cycle == 0)
+  if (params_.kv.dequant_elements_per_cycle == 0)
     throw std::invalid_argument(n + ": dequant_elements_per_cycle must be at least 1");
-  if (params_.kv_key) key_codec_.emplace(*params_.kv_key);
-  if (params_.kv_value) value_codec_.emplace(*params_.kv_value);
 }
 
 uint32_t gemv_unit::scales_per_row(uint32_t k) const {
@@ -131,7 +131,7 @@ std::optional<threaded_unit::result> gemv_unit::resolve(const dispatched_instruc
       return result{PCCX_ERR_UNIT_FAULT, std::string(name()) + ": weight FIFO " + f->name() +
                                              " holds " + std::to_string(f->capacity()) +
                                              " bytes, a row record is " + std::to_string(jb.rec)};
-  jb.functional = matmul::computes_values(params_.functional, l2_, fifos_);
+  jb.functional = matmul::computes_values(l2_, fifos_);
 
   jb.F = static_cast<uint32_t>(fifos_.size());
   jb.S = jb.w_scale ? scales_per_row(K) : 1;
@@ -149,22 +149,21 @@ std::optional<threaded_unit::result> gemv_unit::resolve(const dispatched_instruc
   return std::nullopt;
 }
 
-// A KV weight stream needs its format configured, no w_scale (the records
+// A KV weight stream needs no w_scale (the records
 // carry their own scales) and head_dim as the extent the records span.
 std::optional<threaded_unit::result> gemv_unit::resolve_kv(job& jb, bool keys) const {
   const auto& c = keys ? key_codec_ : value_codec_;
   const std::string what = std::string(name()) + ": GEMV KV " + (keys ? "keys" : "values");
-  if (!c) return result{PCCX_ERR_UNIT_FAULT, what + ": no KV formats configured (npu.kv)"};
   if (jb.w_scale)
     return result{
         PCCX_ERR_UNIT_FAULT,
         what + ": w_scale applies to INT4 weight rows; KV records carry their own scales"};
-  const uint32_t hd = c->format().head_dim, ext = keys ? jb.K : jb.N;
+  const uint32_t hd = c.format().head_dim, ext = keys ? jb.K : jb.N;
   if (ext != hd)
     return result{PCCX_ERR_UNIT_FAULT, what + ": " + (keys ? "K" : "N") + " = " +
                                            std::to_string(ext) + " must equal npu.kv.head_dim " +
                                            std::to_string(hd)};
-  jb.codec = &*c;
+  jb.codec = &c;
   return std::nullopt;
 }
 
@@ -257,7 +256,7 @@ void gemv_unit::prepare_stream(job& jb) {
   const kv::kv_format* kvf = jb.codec ? &jb.codec->format() : nullptr;
   jb.dequant = kvf && !(kvf->kind == kv::kv_kind::int4 && kvf->group == 0);
   jb.dq_time = jb.dequant ? period * static_cast<double>(ceil_div(
-                                         kvf->head_dim, params_.dequant_elements_per_cycle))
+                                         kvf->head_dim, params_.kv.dequant_elements_per_cycle))
                           : SC_ZERO_TIME;
   // Value accumulation: every active core works on each record's M x N
   // products together.

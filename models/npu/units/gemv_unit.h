@@ -24,6 +24,7 @@
 
 #include "infra/trace/analysis_port.h"
 #include "models/kv/kv_codec.h"
+#include "models/kv/kv_datapath_config.h"
 #include "models/memory/dma/stream_fifo.h"
 #include "models/memory/l2/l2_memory.h"
 #include "models/npu/core/decoupled_clock.h"
@@ -37,12 +38,10 @@ struct gemv_unit_params {
   // npu.gemv: MACs per core per cycle, pipeline latency, scale group, ...
   config::gemv_config section;
   sc_core::sc_time core_period = sc_core::sc_time(2.5, sc_core::SC_NS);
-  uint32_t cores = 4;      // gemv.cores
-  bool functional = true;  // compute values (also needs functional L2/FIFOs)
-  // KV weight streams (GEMV flags[2:0] = 1 keys, 2 values; npu.kv). Without
-  // formats those instructions are refused.
-  std::optional<kv::kv_format> kv_key, kv_value;
-  uint32_t dequant_elements_per_cycle = 64;  // dequantize stage width (shared by the cores)
+  uint32_t cores = 4;  // npu.gemv_cores
+  // npu.kv: the formats of the KV weight streams (GEMV flags[2:0] = 1 keys,
+  // 2 values) and the dequantize stage's width (shared by the cores).
+  config::kv_datapath_config kv;
 };
 
 class gemv_unit : public threaded_unit {
@@ -96,10 +95,10 @@ class gemv_unit : public threaded_unit {
   void account(const job& jb);
 
   gemv_unit_params params_;
-  std::optional<kv::kv_codec> key_codec_, value_codec_;
   mem::l2_memory& l2_;
   std::vector<mem::stream_fifo*> fifos_;
   perf_counters& counters_;
+  kv::kv_codec key_codec_, value_codec_;
   decoupled_clock clock_;
   stats stats_;
   // Per-instruction bookkeeping, kept between instructions so that decode

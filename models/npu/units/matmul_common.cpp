@@ -51,9 +51,9 @@ void unpack_int4(const uint8_t* packed, uint32_t n, int16_t* out) {
   if (n & 1) out[n - 1] = static_cast<int16_t>(int4(packed[pairs], false));
 }
 
-bool computes_values(bool unit_functional, const mem::l2_memory& l2,
+bool computes_values(const mem::l2_memory& l2,
                      const std::vector<mem::stream_fifo*>& fifos) {
-  bool functional = unit_functional && l2.functional();
+  bool functional = l2.functional();
   for (auto* f : fifos) functional = functional && f->functional();
   return functional;
 }

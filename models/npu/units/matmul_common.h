@@ -74,9 +74,9 @@ inline int32_t dot_int16(const int16_t* a, const int16_t* b, uint32_t n) {
   return sum;
 }
 
-// Whether an instruction computes values: the unit is functional and so are
-// its L2 and every weight FIFO (a timing-only part carries no bytes).
-bool computes_values(bool unit_functional, const mem::l2_memory& l2,
+// Whether an instruction computes values: its L2 and every weight FIFO carry
+// bytes (simulation.mode functional; a timing-only memory carries none).
+bool computes_values(const mem::l2_memory& l2,
                      const std::vector<mem::stream_fifo*>& fifos);
 
 // Throws l2_range_error unless L2 words [first, first + words) exist; `what`

@@ -18,19 +18,23 @@ static_assert(kWord == mem::l2_memory::kWordBytes, "L2 word size");
 
 memcpy_unit::memcpy_unit(sc_core::sc_module_name name, const memcpy_unit_params& params,
                          mem::l2_memory& l2, mem::stream_fifo& from_host, mem::stream_fifo& to_host)
-    : threaded_unit(name), params_(params), l2_(l2), from_host_(from_host), to_host_(to_host) {
-  if (params_.chunk_words == 0)
+    : threaded_unit(name),
+      params_(params),
+      l2_(l2),
+      from_host_(from_host),
+      to_host_(to_host),
+      key_codec_(params.kv.key_format()),
+      value_codec_(params.kv.value_format()) {
+  if (params_.section.chunk_words == 0)
     throw std::invalid_argument(std::string(this->name()) + ": chunk_words must be at least 1");
   // A chunk never needs more than either FIFO can hold.
   const uint64_t fifo_words = std::min(from_host_.capacity(), to_host_.capacity()) / kWord;
   if (fifo_words == 0)
     throw std::invalid_argument(std::string(this->name()) +
                                 ": ACP FIFOs must hold at least one 128-bit word");
-  params_.chunk_words = static_cast<uint32_t>(std::min<uint64_t>(params_.chunk_words, fifo_words));
-  if (l2_.functional()) buffer_.resize(static_cast<size_t>(params_.chunk_words) * kWord);
-  if (params_.kv_key) key_codec_.emplace(*params_.kv_key);
-  if (params_.kv_value) value_codec_.emplace(*params_.kv_value);
-  if (params_.kv_elements_per_cycle == 0 || params_.kv_rotation_adds_per_cycle == 0)
+  chunk_words_ = static_cast<uint32_t>(std::min<uint64_t>(params_.section.chunk_words, fifo_words));
+  if (l2_.functional()) buffer_.resize(static_cast<size_t>(chunk_words_) * kWord);
+  if (params_.kv.append_elements_per_cycle == 0 || params_.kv.rotation_adds_per_cycle == 0)
     throw std::invalid_argument(std::string(this->name()) +
                                 ": KV append widths must be at least 1 per clock");
 }
@@ -44,13 +48,10 @@ threaded_unit::result memcpy_unit::execute(const dispatched_instruction& d) {
   const uint64_t elements = static_cast<uint64_t>(d.size[0]) * d.size[1] * d.size[2];
   const kv::kv_codec* codec = nullptr;
   if (route == isa::memcpy_route::kv_append) {
-    if (!key_codec_ || !value_codec_)
-      return {PCCX_ERR_INVALID_ROUTE,
-              "MEMCPY kv-append (from_device=1, to_device=1): no KV formats configured"};
     if (mc->dest > 1)
       return {PCCX_ERR_UNIT_FAULT, "MEMCPY kv-append: dest " + std::to_string(mc->dest) +
                                        " must select the stream: 0 keys, 1 values"};
-    codec = mc->dest == 0 ? &*key_codec_ : &*value_codec_;
+    codec = mc->dest == 0 ? &key_codec_ : &value_codec_;
     const uint32_t hd = codec->format().head_dim;
     if (elements == 0 || elements % hd != 0)
       return {PCCX_ERR_UNIT_FAULT,
@@ -93,7 +94,7 @@ void memcpy_unit::host_to_l2(uint32_t dest, uint32_t words) {
   uint8_t* buf = l2_.functional() ? buffer_.data() : nullptr;
   uint32_t done = 0;
   while (done < words) {
-    uint32_t n = std::min(params_.chunk_words, words - done);
+    uint32_t n = std::min(chunk_words_, words - done);
     const uint64_t present = from_host_.level() / kWord;
     sc_time ready;
     if (present == 0) {
@@ -122,7 +123,7 @@ void memcpy_unit::l2_to_host(uint32_t src, uint32_t words) {
       l2_.params().period * static_cast<double>(l2_.params().section.read_latency_cycles);
   uint32_t done = 0;
   while (done < words) {
-    uint32_t n = std::min(params_.chunk_words, words - done);
+    uint32_t n = std::min(chunk_words_, words - done);
     uint64_t room = to_host_.free_space() / kWord;
     if (room == 0) {
       // FIFO full: wait (in kernel time) for the ACP_RESULT channel to drain a word.
@@ -148,7 +149,7 @@ void memcpy_unit::l2_to_l2(uint32_t src, uint32_t dest, uint32_t words) {
   const sc_time latency = period * static_cast<double>(l2_.params().section.read_latency_cycles);
   uint32_t done = 0;
   while (done < words) {
-    const uint32_t n = std::min(params_.chunk_words, words - done);
+    const uint32_t n = std::min(chunk_words_, words - done);
     const sc_time read_done =
         l2_.read(mem::l2_memory::kComputePort, src + done, n, buf, clock_.local());
     // Word i of the chunk arrives at first + i clocks: writing one word per
@@ -172,9 +173,9 @@ void memcpy_unit::kv_append(uint32_t src, uint32_t vectors, const kv::kv_codec& 
   // element), then spends head_dim / width clocks, plus the Walsh-Hadamard
   // butterflies for the rotated formats; vectors pipeline behind each other.
   const uint64_t q_cycles =
-      (f.head_dim + params_.kv_elements_per_cycle - 1) / params_.kv_elements_per_cycle +
-      (codec.rotation_adds() + params_.kv_rotation_adds_per_cycle - 1) /
-          params_.kv_rotation_adds_per_cycle;
+      (f.head_dim + params_.kv.append_elements_per_cycle - 1) / params_.kv.append_elements_per_cycle +
+      (codec.rotation_adds() + params_.kv.rotation_adds_per_cycle - 1) /
+          params_.kv.rotation_adds_per_cycle;
   const sc_time q_time = params_.core_period * static_cast<double>(q_cycles);
   std::vector<uint8_t> words(functional ? size_t{vec_words} * kWord : 0), out(functional ? rec : 0);
   std::vector<float> x(functional ? f.head_dim : 0);

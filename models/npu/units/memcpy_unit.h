@@ -25,20 +25,19 @@
 #include <vector>
 
 #include "models/kv/kv_codec.h"
+#include "models/kv/kv_datapath_config.h"
 #include "models/memory/dma/stream_fifo.h"
 #include "models/memory/l2/l2_memory.h"
 #include "models/npu/core/decoupled_clock.h"
 #include "models/npu/core/threaded_unit.h"
+#include "models/npu/npu_config.h"
 
 namespace pccx::npu {
 
 struct memcpy_unit_params {
-  uint32_t chunk_words = 16;  // words per pipeline step (trace resolution vs. speed)
-  // KV append quantizer (npu.kv); without formats the route is refused.
-  std::optional<kv::kv_format> kv_key, kv_value;
-  uint32_t kv_elements_per_cycle = 16;        // elements quantized per clock
-  uint32_t kv_rotation_adds_per_cycle = 256;  // rotated formats: FWHT add/subs per clock
-  sc_core::sc_time core_period = sc_core::sc_time(2.5, sc_core::SC_NS);
+  config::memcpy_config section;  // npu.memcpy: words per pipeline step
+  config::kv_datapath_config kv;  // npu.kv: the append quantizer's formats and widths
+  sc_core::sc_time core_period = sc_core::sc_time(2.5, sc_core::SC_NS);  // clocks.core_mhz
 };
 
 class memcpy_unit : public threaded_unit {
@@ -67,11 +66,12 @@ class memcpy_unit : public threaded_unit {
   void kv_append(uint32_t src, uint32_t vectors, const kv::kv_codec& codec);
 
   memcpy_unit_params params_;
+  uint32_t chunk_words_;  // section.chunk_words, at most what the ACP FIFOs hold
   mem::l2_memory& l2_;
   mem::stream_fifo& from_host_;
   mem::stream_fifo& to_host_;
   std::vector<uint8_t> buffer_;  // one chunk
-  std::optional<kv::kv_codec> key_codec_, value_codec_;
+  kv::kv_codec key_codec_, value_codec_;
   decoupled_clock clock_;
   sc_core::sc_time end_;  // completion of the last word of the current instruction
   stats stats_;

@@ -167,7 +167,7 @@ void sfu_unit::run(const isa::cvo_instr& cv, result_stream* chained) {
   const bool sub_emax = cv.flags & UCA_CVO_FLAG_SUB_EMAX;
   const bool recip_scale = scale && (cv.flags & UCA_CVO_FLAG_RECIP_SCALE);
   const bool read_dst = two_operand || accm;
-  const bool arith = params_.functional && l2_.functional();
+  const bool arith = l2_.functional();  // a timing-only L2 carries no values
 
   const uint32_t vec_words = (n + kPerWord - 1) / kPerWord;
   const uint32_t src_words = vec_words + (scale ? 1u : 0u);  // SCALE: scalar word first

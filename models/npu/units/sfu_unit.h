@@ -40,7 +40,6 @@ struct sfu_unit_params {
   // npu.sfu: the GELU form, extensions and every function's latency.
   config::sfu_config section;
   uint32_t chunk_words = 16;  // L2 words per reservation (>= 1)
-  bool functional = true;     // compute values (also needs a functional L2)
 };
 
 class sfu_unit : public threaded_unit {

@@ -50,7 +50,7 @@ platform_top::platform_top(const runtime_params& rt, trace::trace_hub& traces,
         control.fail("strict mode: DMA channel " + std::string(npu::dma_channel_name(f.page)) +
                      " descriptor #" + std::to_string(f.seq) + ": " + f.reason);
       });
-    npu.cmd().errors.subscribe([this, limits = rt.npu.limits](const npu::npu_error& e) {
+    npu.cmd().errors.subscribe([this, limits = rt.npu.limits()](const npu::npu_error& e) {
       control.fail("strict mode: NPU error " + isa::error_name(e.code) + " on instruction #" +
                    std::to_string(e.seq) + " (" + isa::disassemble(e.word, limits) +
                    "): " + e.detail);

@@ -244,7 +244,7 @@ struct run_outputs::session {
   session(const std::string& path, const config::platform_config& cfg, const runtime_params& rt)
       : writer(path),
         period(rt.npu.core_period),
-        issue_stage(rt.npu.core_period * static_cast<double>(rt.npu.issue_cycles)) {
+        issue_stage(rt.npu.core_period * static_cast<double>(rt.npu.section.issue_cycles)) {
     info.producer = std::string("pccx-vp ") + PCCX_VP_VERSION;
     info.mac_rows = 32;  // the GEMM array
     info.mac_cols = 32;
@@ -325,7 +325,7 @@ run_outputs::run_outputs(const config::platform_config& cfg, const runtime_param
   // observer of the run.
   if (perfetto_ || session_) {
     top.npu.cmd().retirements.subscribe(
-        [this, limits = rt.npu.limits](const npu::command_processor::retire_record& r) {
+        [this, limits = rt.npu.limits()](const npu::command_processor::retire_record& r) {
           const std::string disasm = isa::disassemble(r.word, limits);
           if (perfetto_) perfetto_->instruction(r, disasm);
           if (session_) session_->instruction(r, disasm);
