@@ -3,7 +3,7 @@
 // line into its ring slot, then the valid K and V streams read back through
 // HP2/HP3 into GEMV key-row and value-accumulate instructions. The ring
 // bytes must be exactly the host codec's records and the GEMV results
-// exactly what the codec's decoded values give (tests/gemv reference).
+// exactly what the codec's decoded values give (the GEMV tests' reference).
 #include <gtest/gtest.h>
 
 #include <cmath>
