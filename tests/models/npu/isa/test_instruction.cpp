@@ -2,9 +2,9 @@
 // and the priority order holds when several checks fail.
 #include <gtest/gtest.h>
 
+#include "isa_test_util.h"
 #include "models/npu/isa/instruction.h"
 #include "pccx_isa_encode.h"
-#include "test_util.h"
 #include "uCA_v1_api.h"
 
 using namespace pccx::isa;

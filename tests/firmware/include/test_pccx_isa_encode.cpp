@@ -9,10 +9,10 @@
 #include <random>
 #include <string>
 
+#include "isa_test_util.h"
 #include "models/npu/isa/instruction.h"
 #include "pccx_isa.h"
 #include "pccx_isa_encode.h"
-#include "test_util.h"
 #include "uCA_v1_api.h"
 
 using namespace pccx::isa;

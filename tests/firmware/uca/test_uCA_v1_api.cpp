@@ -8,11 +8,11 @@
 #include <vector>
 
 #include "capture_hal.h"
+#include "isa_test_util.h"
 #include "models/npu/isa/instruction.h"
 #include "pccx_npu_regs.h"
 #include "pccx_simctl.h"
 #include "pccx_uca_ext.h"
-#include "test_util.h"
 #include "uCA_v1_api.h"
 
 // Provided by the lead in pccx_uca_ext.h; the driver's private header holds

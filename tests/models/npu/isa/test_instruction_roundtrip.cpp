@@ -5,9 +5,9 @@
 #include <random>
 
 #include "capture_hal.h"
+#include "isa_test_util.h"
 #include "models/npu/isa/instruction.h"
 #include "pccx_uca_ext.h"
-#include "test_util.h"
 #include "uCA_v1_api.h"
 
 using namespace pccx::isa;

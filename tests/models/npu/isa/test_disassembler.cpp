@@ -1,8 +1,8 @@
 // Disassembly text for every opcode and for illegal words.
 #include <gtest/gtest.h>
 
+#include "isa_test_util.h"
 #include "models/npu/isa/instruction.h"
-#include "test_util.h"
 #include "uCA_v1_api.h"
 
 using namespace pccx::isa;
