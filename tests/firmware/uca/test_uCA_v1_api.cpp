@@ -1,17 +1,19 @@
-// uCA API behaviour against the capturing HAL: route mapping by meaning, API
-// errors (bad route, over-wide field), uca_sync, the pccx_uca_ext helpers and
-// the sim-control helpers.
+// The uCA API (firmware/uca/uCA_v1_api.c) against the capturing HAL: route
+// mapping by meaning, API errors (bad route, over-wide field), uca_sync; and
+// round trips: uca_* encoder -> captured word -> decode -> fields, and
+// encode(decode(w)) == w, over randomized legal values (fixed seeds).
 #include <gtest/gtest.h>
 
 #include <functional>
+#include <random>
 #include <string>
 #include <vector>
 
 #include "capture_hal.h"
+#include "capture_test.h"
 #include "isa_test_util.h"
 #include "models/npu/isa/instruction.h"
 #include "pccx_npu_regs.h"
-#include "pccx_simctl.h"
 #include "pccx_uca_ext.h"
 #include "uCA_v1_api.h"
 
@@ -21,29 +23,30 @@
 #define PCCX_API_FIELD_RANGE 2
 #endif
 
-using isa_test::CaptureTest;
+using namespace pccx::isa;
+using isa_test::must_decode;
+using uca_test::CaptureTest;
 
 namespace {
 
-std::vector<capture_access> writes() {
-  std::vector<capture_access> v;
-  for (size_t i = 0; i < capture_write_count(); ++i) v.push_back(capture_write(i));
-  return v;
+constexpr int kCases = 5000;
+const decode_limits kLim{};  // defaults: 114688 words, 4 GEMV cores, ...
+
+uint32_t pick(std::mt19937& rng, uint32_t lo, uint32_t hi) {
+  return std::uniform_int_distribution<uint32_t>(lo, hi)(rng);
 }
 
-std::vector<uint32_t> read_offsets() {
-  std::vector<uint32_t> v;
-  for (size_t i = 0; i < capture_read_count(); ++i) v.push_back(capture_read(i).offset);
-  return v;
+// Random subset of the given flag bits.
+uint8_t pick_flags(std::mt19937& rng, std::initializer_list<uint32_t> bits) {
+  uint8_t f = 0;
+  for (uint32_t b : bits)
+    if (pick(rng, 0, 1)) f = static_cast<uint8_t>(f | b);
+  return f;
 }
 
-void expect_writes(const std::vector<std::pair<uint32_t, uint32_t>>& expect) {
-  const auto got = writes();
-  ASSERT_EQ(got.size(), expect.size());
-  for (size_t i = 0; i < expect.size(); ++i) {
-    EXPECT_EQ(got[i].offset, expect[i].first) << "write " << i;
-    EXPECT_EQ(got[i].value, expect[i].second) << "write " << i;
-  }
+uint64_t issued_one() {
+  EXPECT_EQ(capture_issued_count(), 1u);
+  return capture_issued(0);
 }
 
 }  // namespace
@@ -192,109 +195,143 @@ TEST_F(CaptureTest, SyncPassesHalResultThrough) {
   EXPECT_EQ(capture_wait_calls(), 3u);
 }
 
-// ---- pccx_uca_ext ----
-
-TEST_F(CaptureTest, ReadErrorReadsTheErrorBank) {
-  capture_set_reg(UCA_REG_STATUS, PCCX_STAT_ERROR | UCA_STAT_BUSY);
-  capture_set_reg(PCCX_REG_ERR_CODE, PCCX_ERR_L2_RANGE);
-  capture_set_reg(PCCX_REG_ERR_INSTR_LO, 0x89ABCDEFu);
-  capture_set_reg(PCCX_REG_ERR_INSTR_HI, 0x40123456u);
-  capture_set_reg(PCCX_REG_ERR_SEQ, 17);
-  pccx_npu_error err{};
-  EXPECT_EQ(pccx_npu_read_error(&err), 1);
-  EXPECT_EQ(err.code, static_cast<uint32_t>(PCCX_ERR_L2_RANGE));
-  EXPECT_EQ(err.instruction, 0x4012345689ABCDEFull);
-  EXPECT_EQ(err.sequence, 17u);
-  EXPECT_EQ(read_offsets(),
-            (std::vector<uint32_t>{UCA_REG_STATUS, PCCX_REG_ERR_CODE, PCCX_REG_ERR_INSTR_LO,
-                                   PCCX_REG_ERR_INSTR_HI, PCCX_REG_ERR_SEQ}));
-  EXPECT_EQ(capture_write_count(), 0u);
-  capture_set_reg(UCA_REG_STATUS, UCA_STAT_DONE);
-  EXPECT_EQ(pccx_npu_read_error(&err), 0);
-  EXPECT_EQ(pccx_npu_read_error(nullptr), 0);
+// Bit positions checked against literal words computed by hand from the
+// spec's field table (digest section 2), independent of pccx_isa.h.
+TEST_F(CaptureTest, ApiWordsMatchSpecBitPositions) {
+  uca_gemv(0x100, 0x200, UCA_FLAG_FINDEMAX | UCA_FLAG_ACCM, 3, 4, 4);
+  uca_gemm(0x1BFFF, 0x00001, UCA_FLAG_W_SCALE, 63, 0, 1);
+  uca_memset(1, 3, 1, 2048, 2048);
+  uca_cvo(UCA_CVO_EXP, 0x100, 0x200, 2048,
+          UCA_CVO_FLAG_SUB_EMAX | UCA_CVO_FLAG_RECIP_SCALE | UCA_CVO_FLAG_ACCM, 1);
+  ASSERT_EQ(capture_issued_count(), 4u);
+  EXPECT_EQ(capture_issued(0), 0x000800080300c420ull);
+  EXPECT_EQ(capture_issued(1), 0x1dfff800048fc008ull);
+  EXPECT_EQ(capture_issued(2), 0x3430001080008000ull);
+  EXPECT_EQ(capture_issued(3), 0x4000800080020039ull);
+  EXPECT_EQ(pccx_uca_take_api_error(), PCCX_API_OK);
 }
 
-TEST_F(CaptureTest, ClearErrorWritesOneToClear) {
-  pccx_npu_clear_error();
-  expect_writes({{UCA_REG_STATUS, PCCX_STAT_ERROR}});
-  EXPECT_EQ(capture_read_count(), 0u);
+TEST_F(CaptureTest, RoundTripMatmul) {
+  std::mt19937 rng(0x9e3779b9u);
+  for (int i = 0; i < kCases; ++i) {
+    capture_reset();
+    const bool gemm = (i & 1) != 0;
+    const uint32_t dest = pick(rng, 0, kLim.l2_words - 1);
+    const uint32_t src = pick(rng, 0, kLim.l2_words - 1);
+    const uint8_t flags = pick_flags(rng, {UCA_FLAG_FINDEMAX, UCA_FLAG_ACCM, UCA_FLAG_W_SCALE});
+    const uint8_t size_ptr = static_cast<uint8_t>(pick(rng, 0, 63));
+    const uint8_t shape_ptr = static_cast<uint8_t>(pick(rng, 0, 63));
+    const uint8_t lanes = static_cast<uint8_t>(pick(rng, 0, gemm ? 1 : kLim.gemv_cores));
+    if (gemm)
+      uca_gemm(dest, src, flags, size_ptr, shape_ptr, lanes);
+    else
+      uca_gemv(dest, src, flags, size_ptr, shape_ptr, lanes);
+    const uint64_t w = issued_one();
+    const instruction ins = must_decode(w, kLim);
+    ASSERT_EQ(ins.op, gemm ? opcode::gemm : opcode::gemv) << i;
+    ASSERT_EQ(ins.word, w);
+    const auto& m = std::get<matmul_instr>(ins.body);
+    ASSERT_EQ(m.dest_reg, dest) << i;
+    ASSERT_EQ(m.src_addr, src) << i;
+    ASSERT_EQ(m.flags, flags) << i;
+    ASSERT_EQ(m.size_ptr, size_ptr) << i;
+    ASSERT_EQ(m.shape_ptr, shape_ptr) << i;
+    ASSERT_EQ(m.lanes, lanes) << i;
+    ASSERT_EQ(encode(ins), w) << i;
+  }
+  EXPECT_EQ(pccx_uca_take_api_error(), PCCX_API_OK);
 }
 
-TEST_F(CaptureTest, CountersReadLoThenHi) {
-  capture_set_reg(PCCX_REG_PERF_LO(3), 0xDEADBEEFu);
-  capture_set_reg(PCCX_REG_PERF_HI(3), 0x00000012u);
-  EXPECT_EQ(pccx_npu_read_counter(PCCX_PERF_GEMM_BUSY), 0x12DEADBEEFull);
-  EXPECT_EQ(read_offsets(), (std::vector<uint32_t>{0x58, 0x5C}));
-  capture_reset();
-  EXPECT_EQ(pccx_npu_read_counter(PCCX_PERF_COUNT), 0u);  // out of range: no access
-  EXPECT_EQ(capture_read_count(), 0u);
-  capture_set_reg(PCCX_REG_RETIRED_LO, 5);
-  capture_set_reg(PCCX_REG_RETIRED_HI, 1);
-  EXPECT_EQ(pccx_npu_retired(), 0x100000005ull);
-  EXPECT_EQ(read_offsets(), (std::vector<uint32_t>{PCCX_REG_RETIRED_LO, PCCX_REG_RETIRED_HI}));
+TEST_F(CaptureTest, RoundTripMemcpy) {
+  struct route_case {
+    uint8_t route;
+    bool from_host, to_host;
+    memcpy_route expect;
+  };
+  const route_case routes[] = {
+      {UCA_ROUTE_HOST_TO_L2, true, false, memcpy_route::host_to_l2},
+      {UCA_ROUTE_L2_TO_HOST, false, true, memcpy_route::l2_to_host},
+      {PCCX_ROUTE_L2_TO_L2, false, false, memcpy_route::l2_to_l2},
+      {PCCX_ROUTE_KV_APPEND, true, true, memcpy_route::kv_append},
+  };
+  std::mt19937 rng(12345u);
+  for (int i = 0; i < kCases; ++i) {
+    capture_reset();
+    const route_case& rc = routes[pick(rng, 0, 3)];
+    const uint32_t dest = pick(rng, 0, kLim.l2_words - 1);
+    const uint32_t src = pick(rng, 0, kLim.l2_words - 1);
+    const uint8_t shape_ptr = static_cast<uint8_t>(pick(rng, 0, 63));
+    const uint8_t async = static_cast<uint8_t>(pick(rng, 0, 1));
+    uca_memcpy(rc.route, dest, src, shape_ptr, async);
+    const uint64_t w = issued_one();
+    const instruction ins = must_decode(w, kLim);
+    ASSERT_EQ(ins.op, opcode::memcpy);
+    const auto& m = std::get<memcpy_instr>(ins.body);
+    ASSERT_EQ(m.from_host, rc.from_host) << i;
+    ASSERT_EQ(m.to_host, rc.to_host) << i;
+    ASSERT_EQ(m.route(), rc.expect) << i;
+    ASSERT_EQ(m.dest, dest) << i;
+    ASSERT_EQ(m.src, src) << i;
+    ASSERT_EQ(m.aux_addr, 0u) << i;
+    ASSERT_EQ(m.shape_ptr, shape_ptr) << i;
+    ASSERT_EQ(m.async, async != 0) << i;
+    ASSERT_EQ(encode(ins), w) << i;
+  }
+  EXPECT_EQ(pccx_uca_take_api_error(), PCCX_API_OK);
 }
 
-// ---- sim-control helpers ----
-
-TEST_F(CaptureTest, SimctlPrintAddsNewline) {
-  const uint32_t putc = PCCX_SIMCTL_OFFSET + PCCX_SIMCTL_PUTC;
-  pccx_simctl_print("hi");
-  expect_writes({{putc, 'h'}, {putc, 'i'}, {putc, '\n'}});
-  capture_reset();
-  pccx_simctl_print("ok\n");
-  expect_writes({{putc, 'o'}, {putc, 'k'}, {putc, '\n'}});
-  capture_reset();
-  pccx_simctl_print("");
-  expect_writes({{putc, '\n'}});
-  capture_reset();
-  pccx_simctl_print("\xE9");  // bytes go out unsigned
-  expect_writes({{putc, 0xE9}, {putc, '\n'}});
+TEST_F(CaptureTest, RoundTripMemset) {
+  std::mt19937 rng(777u);
+  for (int i = 0; i < kCases; ++i) {
+    capture_reset();
+    const uint8_t cache = static_cast<uint8_t>(pick(rng, 0, 3));
+    const uint8_t slot = static_cast<uint8_t>(pick(rng, 0, 63));
+    const uint16_t a = static_cast<uint16_t>(pick(rng, 0, 0xFFFF));
+    const uint16_t b = static_cast<uint16_t>(pick(rng, 0, 0xFFFF));
+    const uint16_t c = static_cast<uint16_t>(pick(rng, 0, 0xFFFF));
+    uca_memset(cache, slot, a, b, c);
+    const uint64_t w = issued_one();
+    const instruction ins = must_decode(w, kLim);
+    ASSERT_EQ(ins.op, opcode::memset);
+    const auto& m = std::get<memset_instr>(ins.body);
+    ASSERT_EQ(m.cache, cache) << i;
+    ASSERT_EQ(m.slot, slot) << i;
+    ASSERT_EQ(m.a, a) << i;
+    ASSERT_EQ(m.b, b) << i;
+    ASSERT_EQ(m.c, c) << i;
+    ASSERT_EQ(encode(ins), w) << i;
+  }
+  EXPECT_EQ(pccx_uca_take_api_error(), PCCX_API_OK);
 }
 
-TEST_F(CaptureTest, SimctlMarkerThenEmit) {
-  pccx_simctl_marker("L0");
-  const uint32_t mp = PCCX_SIMCTL_OFFSET + PCCX_SIMCTL_MARKER_PUTC;
-  ASSERT_EQ(capture_write_count(), 3u);
-  expect_writes({{mp, 'L'}, {mp, '0'}, {PCCX_SIMCTL_OFFSET + PCCX_SIMCTL_MARKER_EMIT, 1}});
-}
-
-TEST_F(CaptureTest, SimctlExitWritesCode) {
-  pccx_simctl_exit(3);
-  pccx_simctl_exit(-1);
-  expect_writes({{PCCX_SIMCTL_OFFSET + PCCX_SIMCTL_EXIT, 3},
-                 {PCCX_SIMCTL_OFFSET + PCCX_SIMCTL_EXIT, 0xFFFFFFFFu}});
-}
-
-TEST_F(CaptureTest, SimctlTimeReadsLoThenHi) {
-  capture_set_reg(PCCX_SIMCTL_OFFSET + PCCX_SIMCTL_TIME_NS_LO, 0x00000005u);
-  capture_set_reg(PCCX_SIMCTL_OFFSET + PCCX_SIMCTL_TIME_NS_HI, 0x00000002u);
-  EXPECT_EQ(pccx_simctl_time_ns(), 0x200000005ull);
-  EXPECT_EQ(read_offsets(), (std::vector<uint32_t>{0x00100014u, 0x00100018u}));
-}
-
-TEST_F(CaptureTest, SimctlPresentChecksMagic) {
-  EXPECT_EQ(pccx_simctl_present(), 0);
-  capture_set_reg(PCCX_SIMCTL_OFFSET + PCCX_SIMCTL_ID, PCCX_SIMCTL_MAGIC);
-  EXPECT_EQ(pccx_simctl_present(), 1);
-  EXPECT_EQ(read_offsets(), (std::vector<uint32_t>{0x00100000u, 0x00100000u}));
-}
-
-// The firmware's line builder for sim-control prints: decimal, hex and text
-// appended in order, always terminated, cut off at the buffer's end.
-TEST(SimctlLine, FormatsNumbersAndCutsAtTheEnd) {
-  pccx_line l;
-  pccx_line_start(&l, "decode: ");
-  pccx_line_str(&l, "token ");
-  pccx_line_dec(&l, 0);
-  pccx_line_str(&l, " at ");
-  pccx_line_hex(&l, 0xA0000000ull);
-  pccx_line_str(&l, " n=");
-  pccx_line_dec(&l, 18446744073709551615ull);
-  EXPECT_STREQ(l.text, "decode: token 0 at 0xa0000000 n=18446744073709551615");
-  for (int i = 0; i < 50; ++i) pccx_line_str(&l, "0123456789");
-  EXPECT_EQ(l.n, sizeof l.text - 1);
-  EXPECT_EQ(l.text[sizeof l.text - 1], '\0');
-  pccx_line_start(&l, "");
-  pccx_line_hex(&l, 0);
-  EXPECT_STREQ(l.text, "0x0");
+TEST_F(CaptureTest, RoundTripCvo) {
+  std::mt19937 rng(4242u);
+  for (int i = 0; i < kCases; ++i) {
+    capture_reset();
+    const uint8_t func = static_cast<uint8_t>(pick(rng, 0, PCCX_CVO_LAST_DEFINED));
+    const uint16_t length = static_cast<uint16_t>(pick(rng, 1, kLim.cvo_max_length));
+    const uint32_t words = (length + 7u) / 8u;
+    const uint32_t in_words = words + (func == UCA_CVO_SCALE ? 1u : 0u);  // scalar word first
+    const uint32_t out_words = func == UCA_CVO_REDUCE_SUM ? 1u : words;
+    const uint32_t src = pick(rng, 0, kLim.l2_words - in_words);
+    const uint32_t dst = pick(rng, 0, kLim.l2_words - out_words);
+    const uint8_t flags =
+        pick_flags(rng, {UCA_CVO_FLAG_SUB_EMAX, UCA_CVO_FLAG_RECIP_SCALE, UCA_CVO_FLAG_ACCM});
+    const uint8_t async = static_cast<uint8_t>(pick(rng, 0, 1));
+    uca_cvo(func, src, dst, length, flags, async);
+    const uint64_t w = issued_one();
+    const instruction ins = must_decode(w, kLim);
+    ASSERT_EQ(ins.op, opcode::cvo);
+    const auto& c = std::get<cvo_instr>(ins.body);
+    ASSERT_EQ(c.func, func) << i;
+    ASSERT_EQ(c.src, src) << i;
+    ASSERT_EQ(c.dst, dst) << i;
+    ASSERT_EQ(c.length, length) << i;
+    ASSERT_EQ(c.flags, flags) << i;
+    ASSERT_EQ(c.async, async != 0) << i;
+    ASSERT_EQ(encode(ins), w) << i;
+    ASSERT_EQ(cvo_source_range(c).words, in_words);
+    ASSERT_EQ(cvo_dest_range(c).words, out_words);
+  }
+  EXPECT_EQ(pccx_uca_take_api_error(), PCCX_API_OK);
 }

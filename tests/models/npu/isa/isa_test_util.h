@@ -1,6 +1,6 @@
-// Shared helpers for the ISA tests: raw word builders (pccx_isa_encode.h,
-// reserved fields defaulting to zero) and a fixture that resets the
-// capturing HAL and the API error.
+// Shared helpers for the ISA tests (and the firmware's tests that check
+// words with the decoder): raw word builders (pccx_isa_encode.h, reserved
+// fields defaulting to zero) and decode checks.
 #pragma once
 
 #include <gtest/gtest.h>
@@ -9,7 +9,6 @@
 #include <string>
 #include <variant>
 
-#include "capture_hal.h"
 #include "models/npu/isa/instruction.h"
 #include "pccx_isa.h"
 #include "pccx_isa_encode.h"
@@ -55,14 +54,5 @@ inline pccx::isa::decode_error must_fail(uint64_t word, const pccx::isa::decode_
   ADD_FAILURE() << "word 0x" << std::hex << word << " accepted";
   return {};
 }
-
-class CaptureTest : public ::testing::Test {
- protected:
-  void SetUp() override {
-    capture_reset();
-    (void)pccx_uca_take_api_error();
-  }
-  void TearDown() override { EXPECT_EQ(capture_overflowed(), 0); }
-};
 
 }  // namespace isa_test
