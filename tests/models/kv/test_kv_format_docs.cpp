@@ -73,7 +73,7 @@ std::string codebook_table() {
 
 void check_block(const std::string& name, const std::string& want) {
   pccx::test::check_doc_block(source_path("docs/reference/kv-formats.md"), name,
-                              "tests/kv/test_kv_docs.cpp", "KvDocs", want);
+                              "tests/models/kv/test_kv_format_docs.cpp", "KvDocs", want);
 }
 
 }  // namespace
