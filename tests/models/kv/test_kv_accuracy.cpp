@@ -1,7 +1,7 @@
-// The accuracy harness: synthetic heads have the statistics they promise,
-// FP16 is near-lossless, more bits mean less error, the rotated formats sit
-// between 4^-b and TurboQuant's upper bound, a window covering the whole
-// history keeps all the mass, and runs are deterministic.
+// The accuracy harness (models/kv/kv_accuracy): FP16 is near-lossless, more
+// bits mean less error, the rotated formats sit between 4^-b and
+// TurboQuant's upper bound, a window covering the whole history keeps all
+// the mass, and runs are deterministic.
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -29,43 +29,6 @@ const kv_accuracy_row& row(const kv_accuracy_report& r, const std::string& name)
   throw std::runtime_error("no row " + name);
 }
 }  // namespace
-
-TEST(KvSynthetic, KeysHaveOutlierChannelsAndValuesUnitRms) {
-  synthetic_params p;
-  p.tokens = 256;
-  const auto h = make_synthetic_head(p);
-  ASSERT_EQ(h.k.size(), 256u * 256);
-  std::vector<float> g = h.key_gain;
-  std::sort(g.begin(), g.end());
-  const float median = g[g.size() / 2];
-  EXPECT_GE(g.back() / median, 15.0f) << "the largest outlier channel";
-  EXPECT_LT(g[g.size() - 5] / median, 3.0f) << "only the 4 outlier channels stand out";
-  for (uint32_t t = 0; t < 8; ++t) {
-    double ss = 0;
-    for (uint32_t c = 0; c < 256; ++c) ss += double(h.v[t * 256 + c]) * h.v[t * 256 + c];
-    EXPECT_NEAR(std::sqrt(ss / 256), 1.0, 1e-5) << "value " << t;
-  }
-  // Token 0 is the massive sink key.
-  double n0 = 0, n1 = 0;
-  for (uint32_t c = 0; c < 256; ++c)
-    n0 += double(h.k[c]) * h.k[c], n1 += double(h.k[256 + c]) * h.k[256 + c];
-  EXPECT_GT(std::sqrt(n0 / n1), 3.0);
-}
-
-TEST(KvSynthetic, SameSeedSameHeadOtherTokenSeedSameModel) {
-  synthetic_params p;
-  p.tokens = 64;
-  const auto a = make_synthetic_head(p), b = make_synthetic_head(p);
-  EXPECT_EQ(a.k, b.k);
-  EXPECT_EQ(a.q, b.q);
-  p.token_seed = 99;
-  const auto c = make_synthetic_head(p);
-  EXPECT_EQ(c.key_gain, a.key_gain);
-  EXPECT_NE(c.k, a.k);
-  synthetic_params odd;
-  odd.head_dim = 7;
-  EXPECT_THROW(make_synthetic_head(odd), std::invalid_argument);
-}
 
 TEST(KvAccuracy, TableFollowsTheBits) {
   const auto r = measure_kv_accuracy(small());
