@@ -8,7 +8,7 @@
 #include <map>
 #include <regex>
 
-#include "test_util.h"
+#include "config_test_util.h"
 
 using namespace pccx::config;
 

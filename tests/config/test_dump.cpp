@@ -2,7 +2,7 @@
 // configs/kv260.json must be exactly the compiled-in defaults.
 #include <set>
 
-#include "test_util.h"
+#include "config_test_util.h"
 
 using namespace pccx::config;
 using cfgtest::scratch;

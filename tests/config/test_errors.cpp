@@ -1,6 +1,6 @@
 // Error reports for bad files: each names the source, the JSON pointer, what
 // was expected and what was found.
-#include "test_util.h"
+#include "config_test_util.h"
 
 using namespace pccx::config;
 using cfgtest::load_error;

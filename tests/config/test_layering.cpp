@@ -1,6 +1,6 @@
 // Defaults, file layering and --set overrides (the successful paths, plus
 // --set's own error cases).
-#include "test_util.h"
+#include "config_test_util.h"
 
 using namespace pccx::config;
 using cfgtest::load_error;

@@ -1,7 +1,7 @@
 // The trace outputs (output.perfetto, output.vcd, output.pccx) write into
 // output.dir: switching one on without the folder is a configuration error
 // that names both keys.
-#include "test_util.h"
+#include "config_test_util.h"
 
 using namespace pccx::config;
 using cfgtest::load_error;

@@ -1,5 +1,5 @@
 // Cross-field checks run after parsing (memory map, constant-cache banks).
-#include "test_util.h"
+#include "config_test_util.h"
 
 using namespace pccx::config;
 using cfgtest::load_error;

@@ -1,6 +1,6 @@
 // The machinery with a root struct other than platform_config, as a later
 // subsystem (say a model file under configs/models/) would use it.
-#include "test_util.h"
+#include "config_test_util.h"
 
 using namespace pccx::config;
 using cfgtest::load_error;

@@ -1,5 +1,6 @@
-// Helpers shared by the config tests: a per-test scratch folder and a
-// "this load must fail" wrapper that returns the error text.
+// Helpers shared by the configuration tests (the engine's in tests/infra/config,
+// the platform schema's in tests/platform/config): a per-test scratch folder
+// and a "this load must fail" wrapper that returns the error text.
 #pragma once
 
 #include <gtest/gtest.h>
