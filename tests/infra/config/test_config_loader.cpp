@@ -1,5 +1,7 @@
-// The machinery with a root struct other than platform_config, as a later
-// subsystem (say a model file under configs/models/) would use it.
+// The engine's loader (infra/config/config_loader) with a root struct other
+// than platform_config, as a later subsystem (say a model file under
+// configs/models/) would use it: loading, checks, dump, the key reference
+// and typed enum fields.
 #include "config_test_util.h"
 
 using namespace pccx::config;
@@ -108,24 +110,6 @@ TEST(ConfigGeneric, DescribeAnotherRoot) {
   EXPECT_EQ(rows[4].constraint, "[1, 4096]; 1 to 4 entries");
   EXPECT_EQ(rows[2].type, "int64");
   EXPECT_EQ(rows[2].default_value, "-5");
-}
-
-TEST(ConfigGeneric, LayeredJsonTracksOrigins) {
-  layered_json doc(nlohmann::json{{"a", {{"b", 1}, {"c", 2}}}});
-  doc.merge(nlohmann::json{{"a", {{"b", 5}}}}, "one.json");
-  diagnostics diag;
-  doc.apply_set("a.c=[1,2]", diag);
-  doc.apply_set("a.c.1=7", diag);
-  EXPECT_TRUE(diag.empty());
-  EXPECT_EQ(doc.doc(), (nlohmann::json{{"a", {{"b", 5}, {"c", {1, 7}}}}}));
-  EXPECT_EQ(doc.origin_of("/a/b").name, "one.json");
-  EXPECT_EQ(doc.origin_of("/a").name, "built-in defaults");
-  EXPECT_EQ(doc.origin_of("/a/c/0").name, "--set a.c=[1,2]");
-  EXPECT_EQ(doc.origin_of("/a/c/1").name, "--set a.c.1=7");
-  EXPECT_EQ(doc.origin_of("/a/c/1").layer, 3);
-  // Replacing a subtree forgets the origins below it.
-  doc.merge(nlohmann::json{{"a", 0}}, "two.json");
-  EXPECT_EQ(doc.origin_of("/a/c/1").name, "two.json");
 }
 
 // A typed enum field: its names come from the enum's own table, for parsing
