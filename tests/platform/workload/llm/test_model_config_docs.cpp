@@ -201,7 +201,8 @@ std::string notes_block() {
 
 void check_block(const std::string& name, const std::string& want) {
   pccx::test::check_doc_block(llmtest::source_path("docs/reference/model-config.md"), name,
-                              "tests/llm/test_llm_docs.cpp", "LlmDocs", want);
+                              "tests/platform/workload/llm/test_model_config_docs.cpp", "LlmDocs",
+                              want);
 }
 
 }  // namespace

@@ -15,7 +15,8 @@ using namespace pccx::config;
 namespace {
 
 const char kBegin[] =
-    "<!-- keys:begin (generated from describe_keys(); see tests/config/test_docs.cpp) -->\n";
+    "<!-- keys:begin (generated from describe_keys(); see "
+    "tests/platform/config/test_platform_config_docs.cpp) -->\n";
 const char kEnd[] = "<!-- keys:end -->";
 
 std::map<std::string, key_info> rows_by_pointer() {
