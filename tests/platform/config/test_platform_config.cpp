@@ -1,9 +1,12 @@
-// Cross-field checks run after parsing (memory map, constant-cache banks).
+// The platform's configuration schema (platform/config/platform_config): the
+// checks run after parsing, across fields and on the output keys.
 #include "config_test_util.h"
 
 using namespace pccx::config;
 using cfgtest::load_error;
 using cfgtest::scratch;
+
+// Cross-field checks run after parsing (memory map, constant-cache banks).
 
 TEST(ConfigValidation, NpuWindowHoldsTheRegistersAndEndsBeforeSimControl) {
   EXPECT_EQ(load_error({{}, {"memory_map.npu_size=0x800"}}),
@@ -77,4 +80,36 @@ TEST(ConfigValidation, PlotsNeedAnOutputDir) {
             "--set output.plots=true: /output/plots: output.plots is on but output.dir is empty: "
             "set output.dir (--out DIR) to the folder for ddr_bandwidth.svg");
   EXPECT_TRUE(load({{}, {"output.plots=true", "output.dir=\"out\""}}).output.plots);
+}
+
+// The trace outputs (output.perfetto, output.vcd, output.pccx) write into
+// output.dir: switching one on without the folder is a configuration error
+// that names both keys.
+
+TEST(ConfigOutputKeys, OffByDefault) {
+  const platform_config c = load({{}, {}});
+  EXPECT_FALSE(c.output.perfetto);
+  EXPECT_FALSE(c.output.vcd);
+  EXPECT_FALSE(c.output.pccx);
+}
+
+TEST(ConfigOutputKeys, EachOutputNeedsTheFolder) {
+  EXPECT_EQ(load_error({{}, {"output.perfetto=true"}}),
+            "--set output.perfetto=true: /output/perfetto: output.perfetto is on but output.dir is "
+            "empty: set output.dir (--out DIR) to the folder for trace.perfetto.json");
+  EXPECT_EQ(load_error({{}, {"output.vcd=true"}}),
+            "--set output.vcd=true: /output/vcd: output.vcd is on but output.dir is empty: set "
+            "output.dir (--out DIR) to the folder for signals.vcd");
+  EXPECT_EQ(load_error({{}, {"output.pccx=true"}}),
+            "--set output.pccx=true: /output/pccx: output.pccx is on but output.dir is empty: set "
+            "output.dir (--out DIR) to the folder for session.pccx");
+}
+
+TEST(ConfigOutputKeys, WithTheFolderTheyLoad) {
+  const platform_config c = load(
+      {{}, {"output.dir=\"out\"", "output.perfetto=true", "output.vcd=true", "output.pccx=true"}});
+  EXPECT_EQ(c.output.dir, "out");
+  EXPECT_TRUE(c.output.perfetto);
+  EXPECT_TRUE(c.output.vcd);
+  EXPECT_TRUE(c.output.pccx);
 }
