@@ -1,11 +1,10 @@
-// The run's plots (docs/reference/plots.md) and the speed figures of summary.json:
-// the DDR bandwidth SVG read back and integrated against the recorded
-// bytes, its reference lines and markers; the decode's latency bars against
-// the report's per-token latency.
+// The DDR bandwidth plot (platform/vp/report/bandwidth_svg,
+// docs/reference/plots.md): the SVG read back and integrated against the
+// recorded bytes, its reference lines and markers, and its columns merged
+// from many windows.
 #include <gtest/gtest.h>
-#include <unistd.h>
 
-#include <cstdlib>
+#include <cmath>
 #include <filesystem>
 #include <fstream>
 #include <map>
@@ -17,64 +16,18 @@
 #include "platform/config/platform_loader.h"
 #include "platform/vp/firmware/firmware_loader.h"
 #include "platform/vp/report/bandwidth_svg.h"
-#include "platform/vp/report/svg_plot.h"
 #include "platform/vp/top/simulation.h"
-#include "platform/workload/decode_plots.h"
-#include "platform/workload/decode_runner.h"
-#include "platform/workload/llm/model_config.h"
+#include "plot_test_util.h"
 #include "svg_reader.h"
 
 using namespace pccx;
 namespace fs = std::filesystem;
+using test::plots::Plots;
+using test::plots::read_text;
+using test::plots::tiny_decode;
 using test::xml::element;
 
 namespace {
-
-// A fresh folder per test, removed unless the test failed.
-class Plots : public ::testing::Test {
- protected:
-  void SetUp() override {
-    const auto* info = ::testing::UnitTest::GetInstance()->current_test_info();
-    dir_ = fs::temp_directory_path() /
-           ("pccx_plots_" + std::to_string(::getpid()) + "_" + info->name());
-    fs::remove_all(dir_);
-    fs::create_directories(dir_);
-  }
-  void TearDown() override {
-    if (!HasFailure()) fs::remove_all(dir_);
-  }
-  std::string dir() const { return dir_.string(); }
-  std::string path(const std::string& name) const { return (dir_ / name).string(); }
-
-  config::platform_config plotting(uint32_t columns = 2000) const {
-    config::platform_config cfg;
-    cfg.simulation.mode = pccx::config::sim_mode::timing;
-    cfg.output.dir = dir();
-    cfg.output.plots = true;
-    cfg.output.plot_columns = columns;
-    return cfg;
-  }
-
- private:
-  fs::path dir_;
-};
-
-std::string read_text(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  std::stringstream ss;
-  ss << in.rdbuf();
-  return ss.str();
-}
-
-workload::decode_report tiny_decode(const config::platform_config& cfg, uint32_t tokens,
-                                    bool per_layer) {
-  const auto m = llm::load_model(std::string(PCCX_SOURCE_DIR) + "/configs/models/tiny.json");
-  workload::decode_options o;
-  o.context = 16;
-  o.tokens = tokens;
-  o.per_layer = per_layer;
-  return workload::run_decode(cfg, m, o);
-}
 
 // Bytes per class name from the rows of kind "class" of a DDR CSV; column
 // `bytes_column` holds the bytes.
@@ -221,51 +174,6 @@ TEST_F(Plots, MergedColumnsKeepEveryByte) {
   expect_series_match_summary(svg, summary, 5);
 }
 
-TEST_F(Plots, SummaryHasSpeedMarkersPrintsAndTheConfig) {
-  const auto cfg = plotting();
-  const auto rep = tiny_decode(cfg, 1, false);
-  ASSERT_EQ(rep.run.exit_code, 0) << rep.run.message;
-  const nlohmann::json s = nlohmann::json::parse(read_text(path("summary.json")));
-  // The wall-clock figures are in speed.json, never in the summary.
-  EXPECT_FALSE(s.contains("speed"));
-  EXPECT_FALSE(s.contains("wall_time_s"));
-  const nlohmann::json speed = nlohmann::json::parse(read_text(path("speed.json")));
-  const double wall = speed.at("wall_time_s");
-  EXPECT_GT(wall, 0);
-  EXPECT_LT(wall, 600);
-  EXPECT_EQ(wall, rep.run.wall_time_s);
-  EXPECT_EQ(speed.at("sim_time_ns").get<double>(), rep.run.sim_time_ns);
-  EXPECT_NEAR(speed.at("sim_per_wall").get<double>(), rep.run.sim_time_ns * 1e-9 / wall,
-              1e-9 * rep.run.sim_time_ns / wall);
-  EXPECT_GT(speed.at("sim_per_wall").get<double>(), 0);
-  const uint64_t tx = s["memory"]["ddr"]["bandwidth"]["total"]["transactions"];
-  EXPECT_GT(tx, 100u);
-  EXPECT_EQ(speed.at("ddr_transactions").get<uint64_t>(), tx);
-  EXPECT_NEAR(speed.at("ddr_transactions_per_wall_s").get<double>(), double(tx) / wall,
-              1e-9 * double(tx) / wall);
-  EXPECT_EQ(speed.at("npu_instructions").get<uint64_t>(), rep.run.instructions_retired);
-  EXPECT_GT(rep.run.instructions_retired, 3000u);
-  EXPECT_NEAR(speed.at("npu_instructions_per_wall_s").get<double>(),
-              double(rep.run.instructions_retired) / wall, 1e-6 * rep.run.instructions_retired);
-  const double rss = speed.at("peak_rss_mib");
-  EXPECT_GT(rss, 1);
-  EXPECT_LT(rss, 65536);
-
-  // Everything a run prints is in the summary, and the effective configuration.
-  EXPECT_EQ(s.at("printed").get<std::vector<std::string>>(), rep.run.printed);
-  ASSERT_EQ(s.at("markers").size(), rep.run.markers.size());
-  for (size_t i = 0; i < rep.run.markers.size(); ++i) {
-    EXPECT_EQ(s["markers"][i]["marker"], rep.run.markers[i]);
-    EXPECT_EQ(s["markers"][i]["t_ns"].get<double>(), rep.run.marker_times_ns[i]);
-  }
-  // The configuration the run used: the decode sets the KV head size from the model.
-  config::platform_config used = cfg;
-  used.npu.kv.head_dim = 32;
-  EXPECT_EQ(s.at("config"), config::to_json(used));
-  EXPECT_EQ(s["config"]["output"]["plots"], true);
-  EXPECT_EQ(s["config"]["simulation"]["mode"], "timing");
-}
-
 TEST_F(Plots, GenericMarkersAreLabelledLines) {
   config::platform_config cfg;
   cfg.output.dir = dir();
@@ -289,82 +197,6 @@ TEST_F(Plots, GenericMarkersAreLabelledLines) {
   EXPECT_EQ(labels[0]->text, r.markers[0]);
   const nlohmann::json summary = nlohmann::json::parse(read_text(path("summary.json")));
   expect_series_match_summary(svg, summary, 2);
-}
-
-// The latency bars: one per token, each token's segments adding up to its
-// latency (in the segments' ns and in the drawn pixels).
-namespace {
-
-// mean_segments: 0 = no bar "mean".
-void expect_bars(const element& svg, const workload::decode_report& rep, size_t segments,
-                 size_t mean_segments) {
-  const element* plot = svg.by_id("plot");
-  ASSERT_NE(plot, nullptr);
-  const double ns_per_px = plot->number("data-y-max-ns") / plot->number("data-height");
-  const auto bars = svg.by_class("g", "token");
-  ASSERT_EQ(bars.size(), rep.tokens);
-  ASSERT_EQ(rep.latency_ns.size(), rep.tokens);
-  auto check = [&](const element& bar, double want_ns, size_t want_segments) {
-    const auto segs = bar.by_class("rect", "seg");
-    EXPECT_EQ(segs.size(), want_segments);
-    double ns = 0, height = 0;
-    for (const auto* s : segs) {
-      ns += s->number("data-ns");
-      height += s->number("height");
-    }
-    EXPECT_NEAR(ns, want_ns, 0.05 * double(segs.size()) + 0.05);
-    EXPECT_NEAR(bar.number("data-total-ns"), want_ns, 0.05);
-    EXPECT_NEAR(height * ns_per_px, want_ns, 0.01 * ns_per_px);
-  };
-  double mean = 0;
-  for (size_t t = 0; t < rep.tokens; ++t) {
-    check(*bars[t], rep.latency_ns[t], segments);
-    EXPECT_EQ(bars[t]->attr("data-index"), std::to_string(t));
-    mean += rep.latency_ns[t] / rep.tokens;
-  }
-  const auto means = svg.by_class("g", "mean");
-  ASSERT_EQ(means.size(), mean_segments ? 1u : 0u);
-  if (mean_segments) check(*means[0], mean, mean_segments);
-}
-
-}  // namespace
-
-TEST_F(Plots, LatencyBarsFromTheMarkers) {
-  config::platform_config cfg;
-  cfg.simulation.mode = pccx::config::sim_mode::timing;
-  const auto rep = tiny_decode(cfg, 3, false);
-  ASSERT_EQ(rep.run.exit_code, 0) << rep.run.message;
-  workload::write_latency_breakdown_svg(rep, path("latency.svg"));
-  const element svg = test::xml::parse(read_text(path("latency.svg")));
-  // entry, 10 layers, exit (up to the token's end)
-  expect_bars(svg, rep, 1 + 10 + 1, 0);
-  EXPECT_EQ(workload::latency_breakdown_svg(rep), read_text(path("latency.svg")));
-}
-
-TEST_F(Plots, LatencyBarOfTheParts) {
-  config::platform_config cfg;
-  cfg.simulation.mode = pccx::config::sim_mode::timing;
-  const auto rep = tiny_decode(cfg, 1, true);
-  ASSERT_EQ(rep.run.exit_code, 0) << rep.run.message;
-  ASSERT_EQ(rep.parts.size(), 13u);
-  workload::write_latency_breakdown_svg(rep, path("latency.svg"));
-  const element svg = test::xml::parse(read_text(path("latency.svg")));
-  // entry, 10 layers, exit, sync: the parts themselves
-  expect_bars(svg, rep, 13, 0);
-  const auto segs = svg.by_class("g", "token")[0]->by_class("rect", "seg");
-  for (size_t k = 0; k < rep.parts.size(); ++k)
-    EXPECT_NEAR(segs[k]->number("data-ns"), rep.parts[k].ns, 0.05) << rep.parts[k].name;
-}
-
-TEST_F(Plots, LatencyBarsOfTokensAndTheMeanOfTheParts) {
-  config::platform_config cfg;
-  cfg.simulation.mode = pccx::config::sim_mode::timing;
-  const auto rep = tiny_decode(cfg, 2, true);
-  ASSERT_EQ(rep.run.exit_code, 0) << rep.run.message;
-  workload::write_latency_breakdown_svg(rep, path("latency.svg"));
-  const element svg = test::xml::parse(read_text(path("latency.svg")));
-  // Tokens from their markers, the mean from the parts (with sync).
-  expect_bars(svg, rep, 12, 13);
 }
 
 // Without a simulation: a recorder filled by hand.
@@ -417,38 +249,4 @@ TEST(BandwidthSvg, ThousandsOfWindowsMergeAndManyMarkersThin) {
   EXPECT_EQ(svg.by_class("line", "other").size(), report::kMaxMarkerLines + 1);
   EXPECT_NE(text.find("hand-made &lt;&amp;&gt; &quot;run&quot;"), std::string::npos);
   EXPECT_LT(text.size(), 200000u);
-}
-
-// The example pictures of docs/reference/plots.md: a tiny-model decode of two tokens
-// with --per-layer and 2 us windows. With PCCX_UPDATE_DOCS set they are
-// rewritten; otherwise the checked-in files must be well-formed and show
-// what a fresh run shows: the same series and the same bars.
-TEST_F(Plots, DocExamples) {
-  auto cfg = plotting();
-  cfg.stats.window_ns = 2000;
-  cfg.output.run_name = "tiny model, L = 16, 2 tokens";
-  const auto rep = tiny_decode(cfg, 2, true);
-  ASSERT_EQ(rep.run.exit_code, 0) << rep.run.message;
-  const std::string bandwidth = read_text(path("ddr_bandwidth.svg"));
-  const std::string latency = workload::latency_breakdown_svg(rep);
-  const std::string img = std::string(PCCX_SOURCE_DIR) + "/docs/img/";
-  if (std::getenv("PCCX_UPDATE_DOCS")) {
-    fs::create_directories(img);
-    report::write_text_file(img + "ddr_bandwidth_tiny.svg", bandwidth);
-    report::write_text_file(img + "decode_latency_tiny.svg", latency);
-  }
-  auto same_shape = [](const std::string& checked_in, const std::string& fresh) {
-    const element a = test::xml::parse(checked_in), b = test::xml::parse(fresh);
-    auto ids = [](const element& e) {
-      std::vector<std::string> out;
-      for (const auto* p : e.find_all([](const element& x) { return x.has("id"); }))
-        out.push_back(p->attr("id"));
-      return out;
-    };
-    EXPECT_EQ(ids(a), ids(b));
-    EXPECT_EQ(a.by_class("g", "bar").size(), b.by_class("g", "bar").size());
-    EXPECT_EQ(a.by_class("line", "marker").size(), b.by_class("line", "marker").size());
-  };
-  same_shape(read_text(img + "ddr_bandwidth_tiny.svg"), bandwidth);
-  same_shape(read_text(img + "decode_latency_tiny.svg"), latency);
 }
