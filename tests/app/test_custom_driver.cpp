@@ -9,7 +9,7 @@
 namespace e2e {
 namespace {
 
-constexpr size_t kCustomMemsets = 8;  // tests/e2e/fw/custom_driver.c
+constexpr size_t kCustomMemsets = 8;  // tests/app/fw/custom_driver.c
 const char kCustomMarker[] = "custom driver uca_memset";
 
 using CustomDriver = E2E;
