@@ -187,7 +187,7 @@ TEST(EncodeHeader, ReservedOpcodesDecodeAsUnknown) {
 }
 
 // Literal words from the spec's field table (the same as the driver's in
-// test_roundtrip.cpp and test_api.cpp), independent of pccx_isa.h.
+// tests/firmware/uca/test_uCA_v1_api.cpp), independent of pccx_isa.h.
 TEST(EncodeHeader, WordsMatchSpecBitPositions) {
   EXPECT_EQ(
       pccx_encode_matmul(UCA_OP_GEMV, 0x100, 0x200, UCA_FLAG_FINDEMAX | UCA_FLAG_ACCM, 3, 4, 4, 0),
