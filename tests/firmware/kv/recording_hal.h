@@ -1,4 +1,4 @@
-// Test-only uCA HAL for the kvdrv suite: records every MMIO write (offset,
+// Test-only uCA HAL for the KV driver tests: records every MMIO write (offset,
 // value) so the DMA descriptors pccx_kv_submit_stream pushes can be checked.
 // Reads return 0. Not thread-safe.
 #pragma once

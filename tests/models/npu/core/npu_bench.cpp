@@ -41,7 +41,7 @@ sc_time npu_bench::run(std::function<void(mmio_master&)> script, sc_time limit) 
   return sc_core::sc_time_stamp();
 }
 
-// The model's encode(); the ISA suite checks it and pccx_isa_encode.h against
+// The model's encode(); the ISA tests check it and pccx_isa_encode.h against
 // the decoder.
 uint64_t memset_word(uint8_t cache, uint8_t slot, uint16_t a, uint16_t b, uint16_t c) {
   return isa::encode({isa::opcode::memset, 0, isa::memset_instr{cache, slot, a, b, c}});
