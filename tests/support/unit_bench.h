@@ -1,7 +1,7 @@
 // What the execution-unit test benches (GEMV, GEMM, SFU) share: a driver
 // thread that starts instructions on one unit as the command processor does,
 // a second thread for a producer, and an L2 on the unit's clock that the
-// test fills and reads back as BF16. Each suite's bench adds its unit, its
+// test fills and reads back as BF16. Each unit's bench adds its unit, its
 // options and its way of writing an instruction.
 #pragma once
 
@@ -100,7 +100,7 @@ struct unit_bench_options {
   sc_time quantum = sc_time(1, sc_core::SC_US);
 };
 
-// The unit-independent part of a bench. A suite's bench derives from it and
+// The unit-independent part of a bench. A unit's bench derives from it and
 // builds, in this order: make_l2, its FIFOs (make_fifos), its unit, its
 // driver and, if it has one, the producer.
 class unit_bench {
