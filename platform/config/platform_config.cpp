@@ -46,6 +46,20 @@ void memory_map_config::validate(validator& check) const {
   // DMA's view of memory, and the default 4 GiB at 0x0 spans 0xA0000000.
 }
 
+void platform_config::validate(validator& check) const {
+  if (ddr.model == dram_model::banks && ddr.bus_bits % 8 == 0 &&
+      memory_map.ddr_size > ddr.capacity_bytes())
+    check.fail({"memory_map/ddr_size", "ddr/organisation/rows"},
+               "memory_map.ddr_size " + detail::hex_text(memory_map.ddr_size) +
+                   " is larger than the rank ddr.organisation describes: " +
+                   std::to_string(ddr.organisation.bank_groups) + " bank groups x " +
+                   std::to_string(ddr.organisation.banks_per_group) + " banks x " +
+                   std::to_string(ddr.organisation.rows) + " rows x " +
+                   std::to_string(ddr.organisation.columns) + " columns x " +
+                   std::to_string(ddr.bus_bits / 8) + " bytes = " +
+                   detail::hex_text(ddr.capacity_bytes()));
+}
+
 void output_config::validate(validator& check) const {
   if (!dir.empty()) return;
   for (const auto& [key, on, file] :

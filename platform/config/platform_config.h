@@ -204,6 +204,7 @@ struct platform_config {
     v.field("log", log, "Logging");
     v.field("output", output, "Run outputs");
   }
+  void validate(validator& check) const;  // checks that span sections
 };
 
 }  // namespace pccx::config

@@ -9,7 +9,7 @@
 #include <sstream>
 #include <stdexcept>
 
-#include "models/memory/ddr/ddr_efficiency.h"
+#include "models/memory/ddr/ddr_capacity.h"
 #include "models/npu/units/bf16.h"
 #include "pccx_gemma_decode.h"
 #include "pccx_host_mem.h"
@@ -635,7 +635,7 @@ void collect_ddr_and_bound(decode_report& rep, const llm::model_config& m, const
   }
   double lat = 0, bound = 0;
   llm::roofline_inputs in;
-  in.ddr_bytes_per_second = mem::derive_efficiency(p.cfg.ddr).effective_bytes_per_s;
+  in.ddr_bytes_per_second = mem::derive_capacity(p.cfg.ddr).effective_bytes_per_s;
   in.macs_per_second = gemv_peak_per_cycle(p.cfg) * p.cfg.clocks.core_mhz * 1e6;
   for (uint32_t t = 0; t < o.tokens; ++t) {
     // A capped ring attends at most ring_cap tokens.

@@ -12,9 +12,8 @@ double ticks_per_second() {
 }
 }  // namespace
 
-bandwidth_scheduler::bandwidth_scheduler(const ddr_params& params, const ddr_efficiency& efficiency)
-    : capacity_bytes_per_s_(efficiency.effective_bytes_per_s),
-      mixed_factor_(efficiency.mixed_factor),
+bandwidth_scheduler::bandwidth_scheduler(const ddr_params& params, double capacity_bytes_per_s)
+    : capacity_bytes_per_s_(capacity_bytes_per_s),
       caps_(params.port_cap_bytes_per_s),
       horizon_ticks_(params.activity_horizon.value()),
       policy_(make_arbitration_policy(params.arbitration, params.port_weights)),
@@ -24,14 +23,19 @@ sc_core::sc_time bandwidth_scheduler::port_busy_until(ddr_port p) const {
   return sc_core::sc_time::from_value(ports_[static_cast<size_t>(p)].busy_until);
 }
 
+void bandwidth_scheduler::extend(ddr_port port, const sc_core::sc_time& end) {
+  port_state& s = ports_[static_cast<size_t>(port)];
+  s.last_end = std::max<uint64_t>(s.last_end, end.value());
+}
+
 void bandwidth_scheduler::forget_before(const sc_core::sc_time& now) {
   timeline_.forget_before(now.value());
 }
 
-const port_rates& bandwidth_scheduler::rates_for(port_mask busy, bool mixed) {
-  cached_rates& c = cache_[(busy.to_ulong() << 1) | (mixed ? 1u : 0u)];
+const port_rates& bandwidth_scheduler::rates_for(port_mask busy) {
+  cached_rates& c = cache_[busy.to_ulong()];
   if (!c.valid) {
-    c.rates = policy_->share(capacity_bytes_per_s_ * (mixed ? mixed_factor_ : 1.0), busy, caps_);
+    c.rates = policy_->share(capacity_bytes_per_s_, busy, caps_);
     c.valid = true;
   }
   return c.rates;
@@ -42,30 +46,42 @@ ddr_grant bandwidth_scheduler::schedule(ddr_port port, bool write, const sc_core
   const size_t self = static_cast<size_t>(port);
   port_state& me = ports_[self];
   uint64_t begin = arrival.value();
-  if (me.used) begin = std::max(begin, me.busy_until);
+  if (me.used) {
+    // What this port asks for: back to back, or one transfer per gap.
+    me.back_to_back = arrival.value() <= std::max(me.busy_until, me.last_end);
+    if (!me.back_to_back && arrival.value() > me.last_arrival) {
+      const double sample = static_cast<double>(bytes) * timeline_.ticks_per_second() /
+                            static_cast<double>(arrival.value() - me.last_arrival);
+      me.asked = me.asked > 0 ? 0.5 * (me.asked + sample) : sample;
+    }
+    begin = std::max(begin, me.busy_until);
+  }
+  me.last_arrival = std::max<uint64_t>(me.last_arrival, arrival.value());
   const uint64_t ready = begin;
 
   // The busy ports at `begin`, and what the policy gives each of them. A
   // port the policy gives nothing (fixed priority, all taken) waits until
   // one of the ports holding capacity goes idle, as far as is known now.
   port_rates rates{};
-  bool mixed = false;
-  double capacity = capacity_bytes_per_s_;
   for (size_t round = 0; round <= kDdrPorts; ++round) {
     port_mask busy;
     busy.set(self);
-    bool reads = !write, writes = write;
     for (size_t p = 0; p < kDdrPorts; ++p) {
       const port_state& s = ports_[p];
       if (p == self || !s.used) continue;
-      if (s.period_start <= begin && begin < s.busy_until + horizon_ticks_) {
-        busy.set(p);
-        (s.write ? writes : reads) = true;
-      }
+      if (s.period_start <= begin && begin < s.busy_until + horizon_ticks_) busy.set(p);
     }
-    mixed = reads && writes;
-    capacity = capacity_bytes_per_s_ * (mixed ? mixed_factor_ : 1.0);
-    rates = rates_for(busy, mixed);
+    rates = rates_for(busy);
+    // Ports with gaps take what they ask for; the others share the rest.
+    port_rates caps = caps_;
+    bool light = false;
+    for (size_t p = 0; p < kDdrPorts; ++p)
+      if (p != self && busy[p] && !ports_[p].back_to_back && ports_[p].asked > 0 &&
+          ports_[p].asked < caps[p]) {
+        caps[p] = ports_[p].asked;
+        light = true;
+      }
+    if (light) rates = policy_->share(capacity_bytes_per_s_, busy, caps);
     if (rates[self] > 0) break;
     uint64_t lapse = std::numeric_limits<uint64_t>::max();
     for (size_t p = 0; p < kDdrPorts; ++p)
@@ -81,7 +97,7 @@ ddr_grant bandwidth_scheduler::schedule(ddr_port port, bool write, const sc_core
   const double rate = share > 0 ? share : caps_[self];
   const auto whole = [](double v) { return std::max<int64_t>(1, static_cast<int64_t>(v)); };
   const capacity_timeline::interval iv =
-      timeline_.reserve(begin, bytes, whole(rate), whole(capacity));
+      timeline_.reserve(begin, bytes, whole(rate), whole(capacity_bytes_per_s_));
 
   if (!me.used || iv.start > me.busy_until + horizon_ticks_) me.period_start = iv.start;
   me.used = true;
@@ -89,7 +105,7 @@ ddr_grant bandwidth_scheduler::schedule(ddr_port port, bool write, const sc_core
   me.write = write;
 
   return {sc_core::sc_time::from_value(ready), sc_core::sc_time::from_value(iv.start),
-          sc_core::sc_time::from_value(iv.end), share, mixed};
+          sc_core::sc_time::from_value(iv.end), share};
 }
 
 }  // namespace pccx::mem

@@ -38,6 +38,7 @@ class capacity_timeline {
 
   int64_t reserved_at(uint64_t t) const;
   size_t breakpoints() const { return level_.size(); }
+  double ticks_per_second() const { return ticks_per_second_; }
   void clear() { level_.clear(); }
 
  private:

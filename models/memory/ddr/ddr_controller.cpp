@@ -43,20 +43,27 @@ ddr_controller::ddr_controller(sc_core::sc_module_name name, const ddr_params& p
       socket(make_sockets(std::make_index_sequence<kDdrPorts>{})),
       params_(checked(params)),
       tick_s_(sc_core::sc_get_time_resolution().to_seconds()),
-      efficiency_(derive_efficiency(params.dram)),
+      capacity_(derive_capacity(params.dram)),
       log_(this->name()),
-      scheduler_(params_, efficiency_),
-      recorder_(params_.window, efficiency_.peak_bytes_per_s, efficiency_.effective_bytes_per_s),
+      scheduler_(params_, capacity_.effective_bytes_per_s),
+      recorder_(params_.window, capacity_.peak_bytes_per_s, capacity_.effective_bytes_per_s),
       store_(params_.size) {
+  if (params_.dram.model == config::dram_model::banks) {
+    if (params_.size > params_.dram.capacity_bytes())
+      throw std::invalid_argument("DDR: size " + hex(params_.size) +
+                                  " exceeds the rank's capacity " +
+                                  hex(params_.dram.capacity_bytes()));
+    dram_ = std::make_unique<dram_scheduler>(params_.dram);
+  }
   for (size_t p = 0; p < kDdrPorts; ++p) {
     socket[p].register_b_transport(this, &ddr_controller::b_transport, static_cast<int>(p));
     socket[p].register_transport_dbg(this, &ddr_controller::transport_dbg, static_cast<int>(p));
   }
   PCCX_LOG(log_, debug,
-           "effective " << efficiency_.effective_bytes_per_s / 1e9 << " GB/s of "
-                        << efficiency_.peak_bytes_per_s / 1e9 << " GB/s peak ("
-                        << config::enum_name(efficiency_.model) << "), mixed x"
-                        << efficiency_.mixed_factor << ", " << scheduler_.policy().name());
+           "front end " << capacity_.effective_bytes_per_s / 1e9 << " GB/s of "
+                        << capacity_.peak_bytes_per_s / 1e9 << " GB/s peak ("
+                        << config::enum_name(capacity_.model) << "), "
+                        << scheduler_.policy().name());
 }
 
 bool ddr_controller::in_range(uint64_t address, uint64_t length) const {
@@ -121,6 +128,7 @@ void ddr_controller::b_transport(int id, tlm::tlm_generic_payload& tr, sc_time& 
 
   const sc_time now = sc_core::sc_time_stamp();
   scheduler_.forget_before(now);
+  if (dram_) dram_->forget_before(to_ns(now));
   ddr_access a;
   a.port = port;
   a.cls = ext->cls;
@@ -131,12 +139,26 @@ void ddr_controller::b_transport(int id, tlm::tlm_generic_payload& tr, sc_time& 
   const ddr_grant g = scheduler_.schedule(port, write, a.arrival, length);
   a.start = g.start;
   a.end = g.end;
-  a.completion = g.end + (write ? params_.write_latency : params_.read_latency);
+  if (dram_) {
+    // The DRAM has the request when it arrives (the controller queues it
+    // while the port moves earlier data); the transfer cannot end before the
+    // DRAM has moved its data (a read) or the write buffer has taken it (a
+    // write). The port itself is busy only for its own transfer, so
+    // requests in flight overlap their DRAM latency.
+    const uint64_t offset = address - params_.base;
+    const double arrived_ns = to_ns(a.arrival);
+    const double done_ns =
+        write ? dram_->write(port, ext->cls, offset, length, arrived_ns)
+              : dram_->read(port, ext->cls, offset, length, arrived_ns).data_end_ns;
+    a.end = std::max(a.end, sc_time(done_ns, sc_core::SC_NS));
+    scheduler_.extend(port, a.end);
+  }
+  a.completion = a.end + (write ? params_.write_latency : params_.read_latency);
   // Waiting to start, plus the time the transfer took beyond what its port
   // alone would need (both in whole ticks, as the timeline rounds).
   const auto at_cap = static_cast<uint64_t>(
       std::llround(static_cast<double>(length) / params_.port_cap_bytes_per_s[id] / tick_s_));
-  const uint64_t took = (a.end - a.start).value();
+  const uint64_t took = (a.end - a.start).value();  // front end and DRAM
   a.queueing = (a.start - a.arrival) + sc_time::from_value(took > at_cap ? took - at_cap : 0);
   a.port_wait = g.ready - a.arrival;
 
@@ -148,6 +170,10 @@ void ddr_controller::b_transport(int id, tlm::tlm_generic_payload& tr, sc_time& 
   ext->transfer_end = a.end;
   delay = a.completion - now;
   tr.set_response_status(tlm::TLM_OK_RESPONSE);
+}
+
+void ddr_controller::drain_writes() {
+  if (dram_) dram_->flush(to_ns(sc_core::sc_time_stamp()));
 }
 
 unsigned int ddr_controller::transport_dbg(int id, tlm::tlm_generic_payload& tr) {
@@ -193,7 +219,8 @@ nlohmann::json ddr_controller::summary() const {
   j["arbitration"] = scheduler_.policy().name();
   j["read_latency_ns"] = to_ns(params_.read_latency);
   j["write_latency_ns"] = to_ns(params_.write_latency);
-  j["efficiency"] = nlohmann::json::parse(to_json(efficiency_).dump());
+  j["capacity"] = nlohmann::json::parse(to_json(capacity_).dump());
+  if (dram_) j["dram"] = nlohmann::json::parse(dram_->summary(to_ns(sc_core::sc_time_stamp())).dump());
   j["bandwidth"] = recorder_.summary();
   j["store"] = {{"allocated_pages", store_.allocated_pages()},
                 {"allocated_bytes", store_.allocated_bytes()}};

@@ -1,11 +1,15 @@
 // The PS DDR4 controller of the KV260 as the NPU and the CPU see it: one
-// TLM target socket per port (hp0..hp3, acp, cpu), a bandwidth model that
-// shares the DDR between busy ports (bandwidth_scheduler), a sparse backing
-// store for functional runs, and bandwidth statistics (bandwidth_recorder).
+// TLM target socket per port (hp0..hp3, acp, cpu), the PS front end that
+// shares the controller's capacity between busy ports (bandwidth_scheduler),
+// the DRAM behind it with its banks, rows, bus, refresh and write buffer
+// (dram_scheduler; model "banks"), a sparse backing store for functional
+// runs, and bandwidth statistics (bandwidth_recorder).
 //
-// b_transport never waits: it reserves the transfer on the DDR's timeline
-// and returns delay = completion - sc_time_stamp(), where completion is the
-// transfer end plus the read or write latency. Every transaction must carry
+// b_transport never waits: it reserves the transfer on the front end's
+// timeline and on the DRAM, and returns delay = completion -
+// sc_time_stamp(), where completion is the later of the two ends plus the
+// PS path's read or write latency. A write is posted: it ends when the write
+// buffer takes it. Every transaction must carry
 // a ddr_traffic extension naming this socket's port (else
 // TLM_GENERIC_ERROR_RESPONSE) and an address in [base, base + size) (else
 // TLM_ADDRESS_ERROR_RESPONSE). In timing mode the data pointer may be null
@@ -18,6 +22,7 @@
 
 #include <array>
 #include <functional>
+#include <memory>
 #include <nlohmann/json.hpp>
 #include <string>
 #include <systemc>
@@ -29,8 +34,9 @@
 #include "models/memory/ddr/backing_store.h"
 #include "models/memory/ddr/bandwidth_recorder.h"
 #include "models/memory/ddr/bandwidth_scheduler.h"
-#include "models/memory/ddr/ddr_efficiency.h"
+#include "models/memory/ddr/ddr_capacity.h"
 #include "models/memory/ddr/ddr_params.h"
+#include "models/memory/ddr/dram/dram_scheduler.h"
 #include "traces/jsonl_trace.h"
 
 namespace pccx::mem {
@@ -49,12 +55,18 @@ class ddr_controller : public sc_core::sc_module {
   target_socket& port(ddr_port p) { return socket[static_cast<size_t>(p)]; }
 
   const ddr_params& params() const { return params_; }
-  const ddr_efficiency& efficiency() const { return efficiency_; }
+  const ddr_capacity& capacity() const { return capacity_; }
+  // The DRAM side; nullptr with the fixed model.
+  const dram_scheduler* dram() const { return dram_.get(); }
   const bandwidth_scheduler& scheduler() const { return scheduler_; }
   const bandwidth_recorder& recorder() const { return recorder_; }
   const backing_store& store() const { return store_; }
 
-  // Model, mode, policy, the efficiency breakdown, the recorder's summary
+  // Drains the write buffer at the current time (the end of a run), so the
+  // DRAM's figures count every write.
+  void drain_writes();
+  // Model, mode, policy, the capacity's bounds, the DRAM's time breakdown,
+  // commands, row hits and energy ("dram"), the recorder's summary
   // ("bandwidth") and the store's allocation.
   nlohmann::json summary() const;
   void write_csv(const std::string& dir) const { recorder_.write_csv(dir); }
@@ -76,11 +88,12 @@ class ddr_controller : public sc_core::sc_module {
 
   ddr_params params_;
   double tick_s_;  // the kernel's time resolution, seconds
-  ddr_efficiency efficiency_;
+  ddr_capacity capacity_;
   log::logger log_;
   bandwidth_scheduler scheduler_;
   bandwidth_recorder recorder_;
   backing_store store_;
+  std::unique_ptr<dram_scheduler> dram_;
   trace::jsonl_trace* trace_ = nullptr;
 };
 

@@ -13,8 +13,8 @@ ddr_params make_ddr_params(const config::ddr_config& d, const ddr_surroundings& 
   p.base = s.base;
   p.size = s.size;
   p.functional = s.functional;
-  p.read_latency = sc_time(d.read_latency_ns, SC_NS);
-  p.write_latency = sc_time(d.write_latency_ns, SC_NS);
+  p.read_latency = sc_time(d.controller.read_latency_ns, SC_NS);
+  p.write_latency = sc_time(d.controller.write_latency_ns, SC_NS);
   p.arbitration = d.arbitration;
   if (d.port_weights.size() != p.port_weights.size())
     throw std::invalid_argument("ddr.port_weights must have one entry per port");

@@ -1,7 +1,7 @@
 // Runtime parameters of the DDR4 controller model, converted once from its
 // configuration section (ddr_config.h) by make_ddr_params(): latencies and
-// windows as sc_time, port caps in bytes per second; the DRAM timing stays
-// the section itself, as the efficiency derivation (ddr_efficiency.h) reads it.
+// windows as sc_time, port caps in bytes per second; the DRAM's organisation,
+// map and timing stay the section itself, as the DRAM model reads it.
 #pragma once
 
 #include <array>
@@ -14,16 +14,17 @@
 
 namespace pccx::mem {
 
-using config::efficiency_model;
+using config::dram_model;
 
 struct ddr_params {
-  config::ddr_config dram;  // the ddr section: DRAM timing and efficiencies
+  config::ddr_config dram;  // the ddr section: organisation, map, timing, queues, currents
   // DDR as the initiators address it: [base, base + size).
   uint64_t base = 0;
   uint64_t size = 0x100000000ull;
   // functional: real bytes in a sparse store; false (timing): no data is kept.
   bool functional = true;
-  // Added after the transfer (pipelined: the port is free at transfer end).
+  // The PS path outside the DRAM, added after the transfer (pipelined: the
+  // port is free at transfer end); ddr.controller.*_latency_ns.
   sc_core::sc_time read_latency = sc_core::sc_time(100.0, sc_core::SC_NS);
   sc_core::sc_time write_latency = sc_core::sc_time(40.0, sc_core::SC_NS);
   // Policy name, see make_arbitration_policy().

@@ -202,7 +202,7 @@ struct run_outputs::vcd {
         // the effective bandwidth.
         util("vcd_ddr_util", 1000,
              std::max<uint64_t>(1, static_cast<uint64_t>(
-                                       top.ddr.efficiency().effective_bytes_per_s / 1e6 + 0.5))) {
+                                       top.ddr.capacity().effective_bytes_per_s / 1e6 + 0.5))) {
     for (unsigned p = 0; p < mem::kDdrPorts; ++p)
       port_inflight[p] = std::make_unique<trace::timed_level>(
           (std::string("vcd_ddr_") + mem::ddr_port_name(static_cast<mem::ddr_port>(p))).c_str());

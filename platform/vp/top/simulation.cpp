@@ -228,6 +228,7 @@ run_result run_simulation(const config::platform_config& cfg, const firmware_ima
   if (top.control.current() == run_control::state::finished)
     check_end_state(top, cfg.simulation.end_check == config::end_check_policy::fail, log);
 
+  top.ddr.drain_writes();  // the writes still buffered reach the DRAM's figures
   run_result r;
   r.state = top.control.current();
   r.exit_code = top.control.exit_code();
@@ -268,8 +269,8 @@ run_result run_simulation(const config::platform_config& cfg, const firmware_ima
       plot.title =
           "DDR bandwidth: " + name + " (" + config::enum_name(cfg.simulation.mode) + " mode)";
       plot.end_ns = r.sim_time_ns;
-      plot.peak_gbps = top.ddr.efficiency().peak_bytes_per_s * 1e-9;
-      plot.effective_gbps = top.ddr.efficiency().effective_bytes_per_s * 1e-9;
+      plot.peak_gbps = top.ddr.capacity().peak_bytes_per_s * 1e-9;
+      plot.effective_gbps = top.ddr.capacity().effective_bytes_per_s * 1e-9;
       plot.markers = r.markers;
       plot.marker_times_ns = r.marker_times_ns;
       plot.max_columns = cfg.output.plot_columns;

@@ -105,7 +105,7 @@ tlm::tlm_response_status access(mem::ddr_controller& ddr, mem::ddr_port port, bo
                                 sc_time* delay = nullptr, bool with_extension = true);
 
 inline double effective_gbps(const mem::ddr_controller& d) {
-  return d.efficiency().effective_bytes_per_s / 1e9;
+  return d.capacity().effective_bytes_per_s / 1e9;
 }
 
 }  // namespace pccx::test

@@ -97,7 +97,8 @@ TEST(DdrPolicy, WeightedSharesThroughTheController) {
 
 TEST(DdrPolicy, FixedPrioritySharesThroughTheController) {
   // Three HP ports on 11 GB/s: hp0 and hp1 get their 4 GB/s, hp2 the rest.
-  ddr_system sys({"ddr.arbitration=fixed_priority"});
+  // The fixed model: the policy is what is under test, not the DRAM's rows.
+  ddr_system sys({"ddr.arbitration=fixed_priority", "ddr.model=fixed"});
   stream_job job;
   job.bytes = 8 * kMiB;
   job.until = sc_time(1, sc_core::SC_MS);
@@ -127,7 +128,8 @@ TEST(DdrPolicy, FixedPriorityUnderSaturationKeepsOrderAndTotal) {
   // initiators cannot be starved exactly (a reservation cannot be taken back
   // when a higher-priority port calls later; docs/models/memory-ddr.md), so hp3
   // leaks some bandwidth, but the order holds and the total stays capped.
-  ddr_system sys({"ddr.arbitration=fixed_priority"});
+  // The fixed model: the policy is what is under test, not the DRAM's rows.
+  ddr_system sys({"ddr.arbitration=fixed_priority", "ddr.model=fixed"});
   stream_job job;
   job.bytes = 64 * kMiB;
   job.until = sc_time(1, sc_core::SC_MS);

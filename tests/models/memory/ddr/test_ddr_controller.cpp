@@ -90,10 +90,15 @@ TEST(DdrBandwidth, TwoOfFourStreamsGetAQuarterEach) {
   EXPECT_NEAR(a, eff / 4, eff / 4 * 0.02);
 }
 
-TEST(DdrBandwidth, MixedReadWriteIsSlowerByTheMixedFactor) {
+// Half the ports writing: the write buffer drains in batches and every
+// batch turns the bus around twice, so with the DRAM as the bound (a deep
+// controller queue) the mix moves less than pure reads, and the DRAM's
+// summary shows the turnarounds; pure reads show none.
+TEST(DdrBandwidth, MixedReadWritePaysTurnarounds) {
   // Two independent systems in one elaboration: pure reads and half writes.
-  ddr_system reads({}, "r_");
-  ddr_system mixed({}, "m_");
+  const std::vector<std::string> deep = {"ddr.controller.queue_entries=1024"};
+  ddr_system reads(deep, "r_");
+  ddr_system mixed(deep, "m_");
   stream_job job;
   job.bytes = 16 * kMiB;
   reads.add_ports(kHp, job);
@@ -105,11 +110,17 @@ TEST(DdrBandwidth, MixedReadWriteIsSlowerByTheMixedFactor) {
   run_all();
   const double pure = total_gbps(*reads.ddr);
   const double mix = total_gbps(*mixed.ddr);
-  const double factor = reads.ddr->efficiency().mixed_factor;
   std::cout << "pure reads " << pure << " GB/s, mixed " << mix << " GB/s, ratio " << mix / pure
-            << " (mixed factor " << factor << ")\n";
-  EXPECT_NEAR(mix / pure, factor, factor * 0.01);
-  EXPECT_NEAR(pure, effective_gbps(*reads.ddr), effective_gbps(*reads.ddr) * 0.01);
+            << "\n";
+  // (Which of the two moves more also depends on how the four streams'
+  // rows collide in the banks; DramScheduler.AReadWriteMixPays... bounds the
+  // turnaround cost itself.)
+  EXPECT_LE(mix, mixed.ddr->capacity().dram_stream_bytes_per_s / 1e9);
+  mixed.ddr->drain_writes();
+  const auto m = mixed.ddr->summary()["dram"]["time_ns"];
+  const auto r = reads.ddr->summary()["dram"]["time_ns"];
+  EXPECT_GT(m["turnaround"].get<double>(), 0.0);
+  EXPECT_EQ(r["turnaround"].get<double>(), 0.0);
 }
 
 TEST(DdrBandwidth, FixedModelGivesPeakTimesFixedEfficiency) {
@@ -147,19 +158,22 @@ TEST(DdrLatency, UnloadedReadTakesReadLatencyPlusTransfer) {
   const mem::ddr_access& a = seen[0];
   EXPECT_EQ(a.arrival, sc_time(250, SC_NS));
   EXPECT_EQ(a.start, a.arrival);
-  EXPECT_EQ(a.end - a.start, sc_time(16, SC_NS));  // 64 B at 4 GB/s
-  EXPECT_EQ(a.latency(), sc_time(100 + 16, SC_NS));
+  // The port alone would move 64 B in 16 ns (4 GB/s), but the DRAM opens
+  // the row first: activate at 250 ns (clock 300), tRCD 16 + CL 16 clocks,
+  // then the burst's 4 clocks: the data has moved at clock 336 = 280 ns.
+  EXPECT_EQ(a.end - a.start, sc_time(30, SC_NS));
+  EXPECT_EQ(a.latency(), sc_time(110 + 30, SC_NS));
   EXPECT_EQ(a.latency() - (a.end - a.start), sys.params.read_latency);
-  EXPECT_EQ(a.queueing, sc_core::SC_ZERO_TIME);
-  EXPECT_EQ(delay, sc_time(250 + 116, SC_NS));  // completion - kernel time
+  EXPECT_EQ(a.queueing, sc_time(30 - 16, SC_NS));  // the DRAM's time beyond the port's
+  EXPECT_EQ(delay, sc_time(250 + 140, SC_NS));  // completion - kernel time
 
   const auto port = sys.ddr->recorder().summary()["ports"]["hp1"];
-  EXPECT_DOUBLE_EQ(port["avg_latency_ns"].get<double>(), 116.0);
-  EXPECT_DOUBLE_EQ(port["max_queueing_ns"].get<double>(), 0.0);
+  EXPECT_DOUBLE_EQ(port["avg_latency_ns"].get<double>(), 140.0);
+  EXPECT_DOUBLE_EQ(port["max_queueing_ns"].get<double>(), 14.0);
 }
 
 TEST(DdrLatency, UnloadedWriteTakesWriteLatency) {
-  ddr_system sys({"ddr.write_latency_ns=55"});
+  ddr_system sys({"ddr.controller.write_latency_ns=55"});
   std::vector<uint8_t> buf(4096);
   sc_time delay;
   ASSERT_EQ(access(*sys.ddr, ddr_port::acp, true, 0, buf.data(), 4096, &delay),
@@ -176,7 +190,7 @@ TEST(DdrLatency, LoadedStreamsShowQueueing) {
   const auto s = sys.ddr->recorder().summary();
   // Each 4 KiB block takes 4096 / 2.75 GB/s = 1489 ns instead of 1024 ns at
   // the port's cap: about 465 ns of queueing per block.
-  const double share = sys.ddr->efficiency().effective_bytes_per_s / 4;
+  const double share = sys.ddr->capacity().effective_bytes_per_s / 4;
   const double expected = 4096 / share * 1e9 - 4096 / 4e9 * 1e9;
   for (const char* p : {"hp0", "hp1", "hp2", "hp3"}) {
     EXPECT_NEAR(s["ports"][p]["avg_queueing_ns"].get<double>(), expected, expected * 0.02) << p;
@@ -194,19 +208,21 @@ TEST(DdrLatency, OneBlockInFlightCannotReachThePortCap) {
   job.outstanding = 1;  // next block only after the previous completes
   auto& one = sys.add(job);
   job.port = ddr_port::hp1;
-  job.outstanding = 2;  // 2 x 4 KiB covers 100 ns x 4 GB/s
+  job.outstanding = 2;  // 2 x 4 KiB covers 110 ns x 4 GB/s
   auto& two = sys.add(job);
   run_all();
-  // Block time 1024 ns + 100 ns latency per 4 KiB.
-  EXPECT_NEAR(one.gbps(), 4096.0 / 1124.0, 0.01);
-  EXPECT_NEAR(two.gbps(), 4.0, 4.0 * 0.005);
-  // 7.6 GB/s in total is below the DDR's 11: no contention. hp1's second
-  // block in flight waits for its own port, and that is all its queueing.
+  // Block time 1024 ns + 110 ns latency per 4 KiB (the DRAM moves 4 KiB in
+  // 213 ns, well inside the port's 1024 ns).
+  EXPECT_NEAR(one.gbps(), 4096.0 / 1134.0, 0.01);
+  EXPECT_NEAR(two.gbps(), 4.0, 4.0 * 0.01);
+  // 7.6 GB/s in total is below the DDR's 11: no contention. What hp0
+  // queues is a refresh window now and then (350 ns every 7.8 us); hp1's
+  // second block in flight also waits for its own port.
   const auto s = sys.ddr->recorder().summary()["ports"];
-  EXPECT_DOUBLE_EQ(s["hp0"]["avg_queueing_ns"].get<double>(), 0.0);
+  EXPECT_LT(s["hp0"]["avg_queueing_ns"].get<double>(), 350.0 * 1134 / 7800);
   EXPECT_GT(s["hp1"]["avg_port_wait_ns"].get<double>(), 800.0);
-  EXPECT_DOUBLE_EQ(s["hp1"]["avg_queueing_ns"].get<double>(),
-                   s["hp1"]["avg_port_wait_ns"].get<double>());
+  EXPECT_GE(s["hp1"]["avg_queueing_ns"].get<double>(),
+            s["hp1"]["avg_port_wait_ns"].get<double>());
 }
 
 // The error temporal decoupling introduces: the same two-stream experiment
@@ -276,8 +292,10 @@ TEST(DdrQuantum, ActivityHorizonKeepsSmallBlocksFair) {
   // quantum after its last transfer (the default) keeps the shares equal;
   // without it (horizon 0) the first caller of each quantum finds the others
   // idle and takes more.
-  ddr_system with({}, "h1_");
-  ddr_system without({}, "h0_",
+  // The fixed model: four streams of 64-byte blocks on conflicting rows
+  // would make the DRAM's row misses, not the front end, the limit.
+  ddr_system with({"ddr.model=fixed"}, "h1_");
+  ddr_system without({"ddr.model=fixed"}, "h0_",
                      [](mem::ddr_params& p) { p.activity_horizon = sc_core::SC_ZERO_TIME; });
   stream_job job;
   job.bytes = 1 * kMiB;  // more than 100 us can move: all four stay busy

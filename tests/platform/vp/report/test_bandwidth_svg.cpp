@@ -12,7 +12,7 @@
 #include <sstream>
 
 #include "infra/trace/trace_hub.h"
-#include "models/memory/ddr/ddr_efficiency.h"
+#include "models/memory/ddr/ddr_capacity.h"
 #include "platform/config/platform_loader.h"
 #include "platform/vp/firmware/firmware_loader.h"
 #include "platform/vp/report/bandwidth_svg.h"
@@ -115,7 +115,7 @@ TEST_F(Plots, BandwidthSvgOfATinyDecode) {
   }
 
   // The reference lines at the configured DDR's peak and effective GB/s.
-  const auto eff = mem::derive_efficiency(cfg.ddr);
+  const auto eff = mem::derive_capacity(cfg.ddr);
   const plot_frame f = frame_of(svg);
   EXPECT_NEAR(eff.peak_bytes_per_s, 19.2e9, 1);
   const auto peak = svg.by_class("line", "peak");

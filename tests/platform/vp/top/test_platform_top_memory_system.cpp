@@ -77,7 +77,7 @@ TEST(MemorySystem, FourHpChannelsReachTheEffectiveDdrBandwidth) {
   auto r = stream_into_drains(cfg);
   ASSERT_EQ(r.exit_code, 0) << r.message;
   const auto& ddr = r.memory["ddr"];
-  const double effective = ddr["efficiency"]["effective_gbps"].get<double>();
+  const double effective = ddr["capacity"]["effective_gbps"].get<double>();
   const auto& weights = ddr["bandwidth"]["classes"]["weights"];
   EXPECT_EQ(weights["bytes"].get<uint64_t>(), 4ull * kStreamBytes);
   EXPECT_NEAR(weights["avg_gbps"].get<double>(), effective, 0.02 * effective);

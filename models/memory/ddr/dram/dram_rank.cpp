@@ -1,0 +1,364 @@
+#include "models/memory/ddr/dram/dram_rank.h"
+
+#include <algorithm>
+#include <stdexcept>
+
+namespace pccx::mem {
+
+namespace {
+
+// At most this many bursts are costed as one piece, so a piece always fits
+// between two refresh windows.
+constexpr uint64_t kMaxBurstsPerPiece = 256;
+
+}  // namespace
+
+dram_rank::dram_rank(const dram_timing& timing, const address_map& map, config::page_policy policy)
+    : t_(timing),
+      map_(map),
+      policy_(policy),
+      groups_count_(1u << map.bank_group_bits().size()),
+      banks_per_group_(1u << map.bank_bits().size()),
+      banks_(static_cast<size_t>(groups_count_) * banks_per_group_),
+      groups_(groups_count_) {
+  if (groups_count_ > kMaxGroups) throw std::invalid_argument("DRAM: more than 8 bank groups");
+  const uint64_t piece = kMaxBurstsPerPiece * std::max(t_.burst, t_.ccd_l);
+  if (t_.refi <= t_.rfc + piece)
+    throw std::invalid_argument("DRAM: tREFI leaves no room between refresh windows");
+}
+
+int64_t dram_rank::refresh_window_end(int64_t clock) const {
+  if (clock < static_cast<int64_t>(t_.refi)) return clock;
+  const int64_t start = clock / static_cast<int64_t>(t_.refi) * static_cast<int64_t>(t_.refi);
+  return clock < start + static_cast<int64_t>(t_.rfc) ? start + t_.rfc : clock;
+}
+
+bool dram_rank::refreshed_between(int64_t a, int64_t b) const {
+  // A window starting in (a, b] closed every row in between.
+  if (b <= a) return false;
+  const auto refi = static_cast<int64_t>(t_.refi);
+  return std::max<int64_t>(b, 0) / refi > std::max<int64_t>(a, 0) / refi;
+}
+
+int64_t dram_rank::turnaround(const interval& before, bool write, uint32_t group) const {
+  if (before.write == write) return 0;
+  if (!before.write) return 2;  // read data, then write data
+  return int64_t{before.group == group ? t_.wtr_l : t_.wtr_s} + t_.cl;
+}
+
+int64_t dram_rank::turnaround(bool write, uint32_t group, const interval& after) const {
+  return turnaround(interval{0, 0, write, group}, after.write, after.group);
+}
+
+const dram_rank::interval* dram_rank::interval_before(int64_t clock) const {
+  auto it = std::upper_bound(bus_.begin(), bus_.end(), clock,
+                             [](int64_t t, const interval& iv) { return t < iv.end; });
+  return it == bus_.begin() ? nullptr : &*std::prev(it);
+}
+
+int64_t dram_rank::free_slot(int64_t from, int64_t span, bool write, uint32_t group) const {
+  const auto refi = static_cast<int64_t>(t_.refi);
+  int64_t c = from;
+  auto it = bus_.begin();
+  for (int guard = 0;; ++guard) {
+    c = refresh_window_end(c);
+    while (it != bus_.end() && it->end <= c) ++it;
+    if (it != bus_.begin()) {
+      const interval& before = *std::prev(it);
+      const int64_t need = before.end + turnaround(before, write, group);
+      if (c < need) {
+        c = need;
+        continue;
+      }
+    }
+    // The next refresh window must not start inside [c, c + span).
+    const int64_t next_refresh = (c / refi + 1) * refi;
+    if (c + span > next_refresh) {
+      c = next_refresh + t_.rfc;
+      continue;
+    }
+    if (it == bus_.end() || c + span + turnaround(write, group, *it) <= it->start) return c;
+    c = it->end;
+    if (guard > 1 << 20) return std::max(c, bus_.back().end + int64_t{t_.rfc});
+  }
+}
+
+int64_t dram_rank::bus_end_before(int64_t clock) const {
+  // The latest end of a reservation (or refresh window) at or before clock.
+  auto it = std::upper_bound(bus_.begin(), bus_.end(), clock,
+                             [](int64_t t, const interval& iv) { return t < iv.end; });
+  int64_t end = it == bus_.begin() ? kNever : std::prev(it)->end;
+  const auto refi = static_cast<int64_t>(t_.refi);
+  if (clock >= refi) end = std::max(end, std::min(clock, clock / refi * refi + t_.rfc));
+  return end;
+}
+
+void dram_rank::reserve_bus(const interval& iv) {
+  auto it = std::lower_bound(bus_.begin(), bus_.end(), iv.start,
+                             [](const interval& x, int64_t t) { return x.end < t; });
+  // Merge with a touching neighbour of the same direction so the list stays
+  // short (the slot search keeps data of the other direction apart).
+  if (it != bus_.end() && it->write == iv.write && it->start <= iv.end && iv.start <= it->end) {
+    it->start = std::min(it->start, iv.start);
+    if (iv.end >= it->end) it->group = iv.group;
+    it->end = std::max(it->end, iv.end);
+    auto next = it + 1;
+    while (next != bus_.end() && next->write == it->write && next->start <= it->end) {
+      if (next->end >= it->end) it->group = next->group;
+      it->end = std::max(it->end, next->end);
+      next = bus_.erase(next);
+    }
+    return;
+  }
+  bus_.insert(it, iv);
+}
+
+void dram_rank::forget_before(int64_t clock) {
+  auto it = std::lower_bound(bus_.begin(), bus_.end(), clock,
+                             [](const interval& iv, int64_t t) { return iv.end < t; });
+  bus_.erase(bus_.begin(), it);
+  // Activates older than a tFAW window before the clock constrain nothing.
+  const int64_t keep = clock - 2 * static_cast<int64_t>(t_.faw);
+  auto a = std::lower_bound(acts_.begin(), acts_.end(), keep,
+                            [](const activate_record& r, int64_t c) { return r.clock < c; });
+  acts_.erase(acts_.begin(), a);
+}
+
+void dram_rank::note_all_closed(int64_t clock) {
+  if (open_rows_ == 0) return;
+  open_rows_ = 0;
+  closed_since_ = clock;
+}
+
+int64_t dram_rank::activate_slot(int64_t from, uint32_t group) const {
+  const int64_t rrd_max = std::max(t_.rrd_s, t_.rrd_l), faw = t_.faw;
+  int64_t t = from;
+  std::vector<int64_t> near;
+  for (int guard = 0; guard < 256; ++guard) {
+    bool moved = false;
+    auto lo = std::lower_bound(acts_.begin(), acts_.end(), t - std::max(rrd_max, faw) + 1,
+                               [](const activate_record& r, int64_t c) { return r.clock < c; });
+    for (auto it = lo; it != acts_.end() && it->clock < t + rrd_max; ++it) {
+      const int64_t need = it->group == group ? t_.rrd_l : t_.rrd_s;
+      if (it->clock > t - need && it->clock < t + need) {
+        t = it->clock + need;
+        moved = true;
+        break;
+      }
+    }
+    if (moved) continue;
+    // tFAW: with t among them, no five activates may fall within faw clocks.
+    near.clear();
+    for (auto it = lo; it != acts_.end() && it->clock < t + faw; ++it) near.push_back(it->clock);
+    const size_t at = static_cast<size_t>(std::lower_bound(near.begin(), near.end(), t) - near.begin());
+    near.insert(near.begin() + static_cast<std::ptrdiff_t>(at), t);
+    for (size_t j = at >= 4 ? at - 4 : 0; j <= at && j + 4 < near.size(); ++j) {
+      if (near[j + 4] - near[j] < faw) {
+        // Move past the earliest other activate of the crowded window.
+        t = (j == at ? near[j + 1] : near[j]) + faw;
+        moved = true;
+        break;
+      }
+    }
+    if (!moved) return t;
+  }
+  return acts_.empty() ? t : std::max(t, acts_.back().clock + faw);
+}
+
+int64_t dram_rank::activate(uint32_t group, bank_state& k, int64_t at, int64_t& held) {
+  const int64_t bank_ok = refresh_window_end(std::max(at, k.act_ready));
+  int64_t act = activate_slot(bank_ok, group);
+  // An activate pushed into a refresh window waits for its end.
+  while (refresh_window_end(act) != act) act = activate_slot(refresh_window_end(act), group);
+  held += act - bank_ok;
+  const auto pos = std::upper_bound(acts_.begin(), acts_.end(), act,
+                                    [](int64_t c, const activate_record& r) { return c < r.clock; });
+  acts_.insert(pos, activate_record{act, group});
+  if (open_rows_ == 0) precharged_ += std::max<int64_t>(0, act - closed_since_);
+  ++open_rows_;
+  ++commands_.activates;
+  return act;
+}
+
+dram_rank::access dram_rank::serve_block(bool write, uint32_t bank, uint32_t row,
+                                         const group_counts& n, uint32_t first_group,
+                                         int64_t earliest) {
+  const int64_t lat = write ? t_.cwl : t_.cl;
+  const int64_t interval_clocks = std::max(t_.burst, t_.ccd_s);
+  access a;
+  uint32_t total = 0;
+  int64_t stream = 0;  // clocks from the first burst's data to the end of the last
+  for (uint32_t g = 0; g < groups_count_; ++g) {
+    total += n[g];
+    if (n[g]) stream = std::max<int64_t>(stream, int64_t{n[g] - 1} * t_.ccd_l + t_.burst);
+  }
+  stream = std::max<int64_t>(stream, int64_t{total} * interval_clocks);
+
+  // A refresh since this rank last moved data closed every row.
+  if (refreshed_between(last_data_end_, earliest)) {
+    const auto refi = static_cast<int64_t>(t_.refi);
+    note_all_closed((std::max<int64_t>(last_data_end_, 0) / refi + 1) * refi + t_.rfc);
+  }
+
+  // Open the rows, in the order the block's bursts reach the groups.
+  int64_t first_ready = kNever, last_ready = kNever, held = 0;
+  bool missed = false;
+  for (uint32_t i = 0; i < groups_count_; ++i) {
+    const uint32_t g = (first_group + i) % groups_count_;
+    if (!n[g]) continue;
+    bank_state& k = banks_[static_cast<size_t>(g) * banks_per_group_ + bank];
+    const bool closed_by_refresh = refreshed_between(k.last_use, earliest);
+    int64_t ready;
+    if (k.open_row == row && !closed_by_refresh) {
+      ++a.row_hits;
+      ready = std::max(k.col_ready, earliest);
+    } else {
+      ++a.row_misses;
+      missed = true;
+      int64_t at = earliest;
+      if (k.open_row >= 0 && !closed_by_refresh) {
+        const int64_t pre = refresh_window_end(std::max(at, k.pre_ready));
+        ++commands_.precharges;
+        if (open_rows_ > 0) --open_rows_;
+        if (open_rows_ == 0) closed_since_ = pre;
+        k.act_ready = std::max(k.act_ready, pre + t_.rp);
+      }
+      const int64_t act = activate(g, k, at, held);
+      k.open_row = row;
+      k.col_ready = act + t_.rcd;
+      k.pre_ready = act + t_.ras;
+      k.act_ready = act + t_.rc;
+      ready = k.col_ready;
+    }
+    first_ready = first_ready == kNever ? ready : std::min(first_ready, ready);
+    last_ready = std::max(last_ready, ready);
+  }
+
+  // The column stream: its first command waits for the rows and the column
+  // spacing to the commands before it, and its data needs a free stretch
+  // of the bus that keeps the turnaround to the data around it. Spacing is
+  // checked against the commands that precede the slot found, so the slot
+  // is searched again once it is applied.
+  const int64_t rows = std::max(first_ready, last_ready - interval_clocks);
+  int64_t c0 = std::max(earliest, rows);
+  int64_t spacing = kNever;
+  int64_t data_start = free_slot(c0 + lat, stream, write, first_group);
+  for (int pass = 0; pass < 2; ++pass) {
+    c0 = data_start - lat;
+    spacing = kNever;
+    if (last_col_ <= c0) spacing = std::max(spacing, last_col_ + t_.ccd_s);
+    if (groups_[first_group].last_col <= c0)
+      spacing = std::max(spacing, groups_[first_group].last_col + t_.ccd_l);
+    if (spacing <= c0) break;
+    data_start = free_slot(spacing + lat, stream, write, first_group);
+  }
+  c0 = data_start - lat;
+
+  // Where the bus's time went: an idle stretch of the bus before this data,
+  // while the request was waiting (after its own latency), goes to the
+  // constraint that set the start; the stream beyond BL/2 per burst to the
+  // column spacing.
+  const interval* before = interval_before(data_start);
+  // Each idle clock is attributed once: a request placed into a gap before
+  // one already served does not count that gap again.
+  const int64_t idle_from =
+      std::max({earliest + lat, bus_end_before(data_start), attributed_until_});
+  const int64_t gap = data_start - idle_from;
+  attributed_until_ = std::max(attributed_until_, data_start + stream);
+  if (gap > 0) {
+    const int64_t by_rows = rows + lat, by_spacing = spacing + lat;
+    const int64_t by_turn = before && before->write != write
+                                ? before->end + turnaround(*before, write, first_group)
+                                : kNever;
+    if (by_turn != kNever && by_turn >= by_rows && by_turn >= by_spacing) {
+      breakdown_.turnaround += std::min(gap, by_turn - idle_from);
+    } else if (missed && by_rows >= by_spacing && by_rows > idle_from) {
+      const int64_t act_part = std::min(gap, held);
+      breakdown_.activate += act_part;
+      breakdown_.row_miss += std::min(gap - act_part, by_rows - idle_from);
+    } else if (spacing != kNever && by_spacing > idle_from) {
+      breakdown_.bank_group += std::min(gap, by_spacing - idle_from);
+    }
+  }
+  breakdown_.data += uint64_t{total} * t_.burst;
+  breakdown_.bank_group += static_cast<uint64_t>(stream - int64_t{total} * t_.burst);
+
+  a.data_start = data_start;
+  a.data_end = data_start + stream;
+  reserve_bus(interval{a.data_start, a.data_end, write, first_group});
+  const int64_t last_col = c0 + stream - t_.burst;
+  last_col_ = std::max(last_col_, last_col);
+  for (uint32_t g = 0; g < groups_count_; ++g) {
+    if (!n[g]) continue;
+    groups_[g].last_col = std::max(groups_[g].last_col, last_col);
+    bank_state& k = banks_[static_cast<size_t>(g) * banks_per_group_ + bank];
+    k.pre_ready = std::max(k.pre_ready, write ? a.data_end + t_.wr : last_col + t_.rtp);
+    k.last_use = a.data_end;
+    if (policy_ == config::page_policy::closed) {
+      ++commands_.precharges;
+      k.open_row = -1;
+      k.act_ready = std::max(k.act_ready, k.pre_ready + t_.rp);
+      if (open_rows_ > 0 && --open_rows_ == 0) closed_since_ = k.pre_ready;
+    }
+  }
+  last_data_end_ = std::max(last_data_end_, a.data_end);
+  (write ? commands_.write_bursts : commands_.read_bursts) += total;
+  return a;
+}
+
+dram_rank::access dram_rank::serve(bool write, uint64_t offset, uint64_t bytes, int64_t earliest) {
+  const uint64_t burst = t_.burst_bytes;
+  const uint64_t block_bursts = std::max<uint64_t>(1, map_.block_bytes() / burst);
+  uint64_t b = offset / burst;
+  const uint64_t end = (offset + bytes + burst - 1) / burst;
+  access total;
+  bool first = true;
+  while (b < end) {
+    const uint64_t block_end = std::min({end, (b / block_bursts + 1) * block_bursts,
+                                         b + kMaxBurstsPerPiece});
+    // Bursts per bank group: whole periods of the group bits split evenly,
+    // the rest one by one (a period is at most a few bursts).
+    group_counts n{};
+    uint64_t period = 1;
+    for (uint32_t bit : map_.bank_group_bits())
+      period = std::max<uint64_t>(period, (uint64_t{2} << bit) / burst);
+    period = std::min(period, block_bursts);
+    uint64_t x = b;
+    while (x < block_end && x % period != 0) ++n[map_.bank_group_of(x * burst)], ++x;
+    const uint64_t whole = (block_end - x) / period;
+    if (whole > 0) {
+      for (uint64_t i = 0; i < period; ++i) n[map_.bank_group_of((x + i) * burst)] += whole;
+      x += whole * period;
+    }
+    for (; x < block_end; ++x) ++n[map_.bank_group_of(x * burst)];
+    const dram_coordinates at = map_.decode(b * burst);
+    const access a = serve_block(write, at.bank, at.row, n, at.bank_group, earliest);
+    total.row_hits += a.row_hits;
+    total.row_misses += a.row_misses;
+    total.data_start = first ? a.data_start : std::min(total.data_start, a.data_start);
+    total.data_end = first ? a.data_end : std::max(total.data_end, a.data_end);
+    first = false;
+    b = block_end;
+  }
+  return total;
+}
+
+dram_commands dram_rank::commands(int64_t until) const {
+  dram_commands c = commands_;
+  c.refreshes = until > 0 ? static_cast<uint64_t>(until / static_cast<int64_t>(t_.refi)) : 0;
+  return c;
+}
+
+int64_t dram_rank::precharged_clocks(int64_t until) const {
+  int64_t p = precharged_;
+  if (open_rows_ == 0) {
+    p += std::max<int64_t>(0, until - closed_since_);
+  } else if (refreshed_between(last_data_end_, until)) {
+    const auto refi = static_cast<int64_t>(t_.refi);
+    const int64_t closed = (std::max<int64_t>(last_data_end_, 0) / refi + 1) * refi + t_.rfc;
+    p += std::max<int64_t>(0, until - closed);
+  }
+  return p;
+}
+
+}  // namespace pccx::mem

@@ -1,0 +1,149 @@
+// One rank of DDR4 as the controller drives it: per bank the open row and
+// when it may next activate, be read or written and precharge; per bank
+// group and for the rank the column and activate spacing (tCCD_S/L,
+// tRRD_S/L, tFAW); the data bus and its read/write turnarounds; all-bank
+// refresh windows. Time is in DRAM clocks (dram_timing), SystemC-free.
+//
+// Loosely timed, in closed form: serve() splits a transaction into blocks,
+// the runs of consecutive addresses inside one row of one bank (the address
+// map's block_bytes; the bank-group bits below it interleave inside a
+// block), and costs each block from its burst count per bank group, never
+// burst by burst. A block opens its rows (precharge, activate: tRP, tRCD,
+// tRC, tRAS, tRRD, tFAW), then streams its bursts at the rate the bus and
+// the bank groups allow: max(n x max(BL/2, tCCD_S), max over groups of
+// (n_g - 1) x tCCD_L + BL/2) clocks for n bursts, n_g in group g.
+//
+// Requests are served in the order they arrive, but the data bus keeps its
+// future reservations as intervals, so a request stamped earlier than one
+// already served (a temporally decoupled initiator ran ahead) uses a gap
+// before it instead of queueing behind it. Spacing rules are checked against
+// the commands that precede the new one in time. Refresh windows sit at
+// fixed multiples of tREFI: nothing issues in [k x tREFI, k x tREFI + tRFC)
+// and every row is closed after one.
+#pragma once
+
+#include <array>
+#include <cstdint>
+#include <vector>
+
+#include "models/memory/ddr/ddr_config.h"
+#include "models/memory/ddr/dram/address_map.h"
+#include "models/memory/ddr/dram/dram_timing.h"
+
+namespace pccx::mem {
+
+// Where the data bus's clocks went; `idle` is what the caller has left
+// when it subtracts these from the elapsed time.
+struct dram_time_breakdown {
+  uint64_t data = 0;        // bursts on the bus: BL/2 clocks each
+  uint64_t refresh = 0;     // refresh windows (tRFC each)
+  uint64_t row_miss = 0;    // waiting for precharge and activate (tRP, tRCD, tRC, tRAS)
+  uint64_t activate = 0;    // activates held back by tFAW or tRRD
+  uint64_t bank_group = 0;  // bursts spaced by tCCD_L (or tCCD_S beyond BL/2)
+  uint64_t turnaround = 0;  // read-to-write and write-to-read (tWTR) turnarounds
+};
+
+struct dram_commands {
+  uint64_t activates = 0;
+  uint64_t precharges = 0;
+  uint64_t read_bursts = 0;
+  uint64_t write_bursts = 0;
+  uint64_t refreshes = 0;  // windows that have begun by the last served clock
+};
+
+class dram_rank {
+ public:
+  dram_rank(const dram_timing& timing, const address_map& map, config::page_policy policy);
+
+  struct access {
+    int64_t data_start = 0;  // clock of the first data beat
+    int64_t data_end = 0;    // clock after the last
+    uint32_t row_hits = 0;   // row visits (one per bank and block) that found the row open
+    uint32_t row_misses = 0;
+  };
+  // `offset` and `bytes` within the rank; earliest: the clock the controller
+  // has the request. bytes > 0.
+  access serve(bool write, uint64_t offset, uint64_t bytes, int64_t earliest);
+
+  // No request can arrive before `clock` any more: bus intervals that end
+  // before it are dropped.
+  void forget_before(int64_t clock);
+
+  const dram_time_breakdown& breakdown() const { return breakdown_; }
+  // Commands issued; refreshes counted up to `until` (refresh is periodic).
+  dram_commands commands(int64_t until) const;
+  // Clocks with no row open in any bank (precharge standby), up to `until`.
+  int64_t precharged_clocks(int64_t until) const;
+  int64_t refresh_start(int64_t k) const { return k * static_cast<int64_t>(t_.refi); }
+  const dram_timing& timing() const { return t_; }
+  const address_map& map() const { return map_; }
+  size_t bus_intervals() const { return bus_.size(); }
+
+ private:
+  static constexpr int64_t kNever = -(int64_t{1} << 50);
+  static constexpr uint32_t kMaxGroups = 8;
+
+  struct bank_state {
+    int64_t open_row = -1;
+    int64_t col_ready = kNever;  // first column command after the activate (tRCD)
+    int64_t pre_ready = kNever;  // earliest precharge (tRAS, tRTP, tWR)
+    int64_t act_ready = kNever;  // earliest activate (tRP after a precharge, tRC)
+    int64_t last_use = kNever;   // clock of its last data, for refresh closing the row
+  };
+  struct group_state {
+    int64_t last_col = kNever;
+  };
+  struct activate_record {
+    int64_t clock;
+    uint32_t group;
+  };
+  // Data on the bus: a run of one direction. Data of the other direction
+  // keeps the turnaround from it (read to write: 2 idle clocks; write to
+  // read: tWTR_S/L + CL from the end of the write data to read data).
+  struct interval {
+    int64_t start, end;
+    bool write;
+    uint32_t group;  // bank group of its last block
+  };
+  using group_counts = std::array<uint32_t, kMaxGroups>;
+
+  access serve_block(bool write, uint32_t bank, uint32_t row, const group_counts& n,
+                     uint32_t first_group, int64_t earliest);
+  int64_t activate(uint32_t group, bank_state& k, int64_t at, int64_t& held);
+  // The first clock >= from at which an activate to `group` keeps tRRD_S/L
+  // to every activate around it and no five activates within tFAW.
+  int64_t activate_slot(int64_t from, uint32_t group) const;
+  // First clock >= from at which [c, c + span) is free of bus reservations
+  // and refresh windows, with the turnaround to the data on either side.
+  int64_t free_slot(int64_t from, int64_t span, bool write, uint32_t group) const;
+  int64_t turnaround(const interval& before, bool write, uint32_t group) const;
+  int64_t turnaround(bool write, uint32_t group, const interval& after) const;
+  const interval* interval_before(int64_t clock) const;
+  int64_t refresh_window_end(int64_t clock) const;  // clock itself when outside a window
+  void reserve_bus(const interval& iv);
+  int64_t bus_end_before(int64_t clock) const;
+  bool refreshed_between(int64_t a, int64_t b) const;
+  void note_all_closed(int64_t clock);
+
+  dram_timing t_;
+  address_map map_;
+  config::page_policy policy_;
+  uint32_t groups_count_, banks_per_group_;
+  std::vector<bank_state> banks_;
+  std::vector<group_state> groups_;
+  int64_t last_col_ = kNever;
+  // Recent activates in time order: requests are placed out of order, so
+  // the spacing rules look at the activates on both sides of a new one.
+  std::vector<activate_record> acts_;
+  int64_t last_data_end_ = 0;        // latest data end served
+  std::vector<interval> bus_;        // future data-bus reservations, sorted, disjoint
+  dram_time_breakdown breakdown_;
+  int64_t attributed_until_ = kNever;  // bus idle time before this is attributed
+  dram_commands commands_;
+  // Precharge standby: open rows counted, and since when none is open.
+  uint32_t open_rows_ = 0;
+  int64_t closed_since_ = 0;
+  int64_t precharged_ = 0;
+};
+
+}  // namespace pccx::mem
