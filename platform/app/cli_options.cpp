@@ -79,10 +79,18 @@ cli_options parse_cli(int argc, char** argv) {
                        "DMA descriptors (and DDR preloads) the stream needs, a JSON file")(
       "keep-going", po::bool_switch(&o.keep_going),
       "clear each NPU error and go on with the stream (default: stop at the first)");
+  po::options_description bench("ddr-bench options");
+  bench.add_options()(
+      "stream", po::value<std::vector<std::string>>(&o.streams)->composing(),
+      "a traffic stream KEY=VALUE,...: port (hp0), pattern (sequential, strided, random), size "
+      "(64), bytes (64MiB), span (4GiB), stride (8192), reads (1), rate (GB/s, 0 = none), "
+      "outstanding (16), seed (1), base (0), class (weights); repeatable, one per port")(
+      "requests", po::value(&o.requests_file),
+      "replay requests from FILE: TIME_NS PORT ADDRESS BYTES R|W per line");
   po::options_description hidden;
   hidden.add_options()("positional", po::value<std::vector<std::string>>(&positional));
   po::options_description all;
-  all.add(general).add(kv).add(dec).add(table).add(sweep).add(replay).add(hidden);
+  all.add(general).add(kv).add(dec).add(table).add(sweep).add(replay).add(bench).add(hidden);
   po::positional_options_description pos;
   pos.add("positional", -1);
 
@@ -107,8 +115,10 @@ cli_options parse_cli(int argc, char** argv) {
           "                      [--set KEY=VALUE] -- COMMAND...\n"
           "       pccx-vp merge DIR_OR_FILE... --out DIR\n"
           "       pccx-vp replay FILE.memh [--dma FILE.json] [--keep-going] [--json FILE]\n"
-          "                      [--trace-instructions FILE] [--config FILE] [--set KEY=VALUE]\n\n"
-       << general << kv << dec << table << sweep << replay;
+          "                      [--trace-instructions FILE] [--config FILE] [--set KEY=VALUE]\n"
+          "       pccx-vp ddr-bench [--stream SPEC]... [--requests FILE] [--json FILE]\n"
+          "                      [--config FILE] [--set KEY=VALUE]\n\n"
+       << general << kv << dec << table << sweep << replay << bench;
   o.help_text = help.str();
 
   if (vm.count("help"))
@@ -147,16 +157,23 @@ cli_options parse_cli(int argc, char** argv) {
       if (positional.size() != 2) throw cli_error("replay takes exactly one .memh file");
       if (o.cmd == cli_options::command::run) o.cmd = cli_options::command::replay;
       o.replay_file = positional[1];
+    } else if (positional[0] == "ddr-bench") {
+      if (positional.size() != 1)
+        throw cli_error("ddr-bench takes no file arguments (--stream SPEC, --requests FILE)");
+      if (o.cmd == cli_options::command::run) o.cmd = cli_options::command::ddr_bench;
     } else if (positional[0] != "run" || positional.size() != 1) {
       throw cli_error("unknown command '" + positional[0] +
                       "' (commands: run, disasm, kv-accuracy, decode, decode-table, sweep, merge, "
-                      "replay)");
+                      "replay, ddr-bench)");
     }
   }
   if (!o.point_command.empty() && o.cmd != cli_options::command::sweep)
     throw cli_error("'--' is for sweep: pccx-vp sweep ... -- COMMAND");
   if (vm.count("jobs") && (o.jobs == 0 || o.jobs > 1024))
     throw cli_error("--jobs must be from 1 to 1024");
+  if ((!o.streams.empty() || !o.requests_file.empty()) &&
+      o.cmd != cli_options::command::ddr_bench)
+    throw cli_error("--stream and --requests are for ddr-bench");
   if (o.cmd == cli_options::command::kv_accuracy) {
     if (o.kv_tokens < 2) throw cli_error("--tokens must be at least 2");
     if (o.kv_heads == 0) throw cli_error("--heads must be at least 1");

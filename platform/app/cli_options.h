@@ -21,6 +21,7 @@ struct cli_options {
     sweep,
     merge,
     replay,
+    ddr_bench,
     help,
     version,
     list_firmware
@@ -55,6 +56,9 @@ struct cli_options {
   // errors and go on.
   std::string replay_file, dma_file;
   bool keep_going = false;
+  // ddr-bench: the traffic streams (--stream SPEC) and a file of requests.
+  std::vector<std::string> streams;
+  std::string requests_file;
   config::config_layers layers;
   std::string dump_config;
   bool validate_only = false;

@@ -10,6 +10,7 @@
 #include "models/npu/isa/instruction.h"
 #include "models/npu/isa/memh_reader.h"
 #include "platform/app/cli_options.h"
+#include "platform/app/ddr_bench_command.h"
 #include "platform/app/decode_table_command.h"
 #include "platform/app/kv_accuracy_command.h"
 #include "platform/app/replay_command.h"
@@ -131,6 +132,8 @@ int run(int argc, char** argv) {
   if (opts.cmd == cli_options::command::sweep) return pccx::app::run_sweep(opts);
   if (opts.cmd == cli_options::command::merge) return pccx::app::run_merge(opts);
   if (opts.cmd == cli_options::command::replay) return pccx::app::run_replay_command(cfg, opts);
+  if (opts.cmd == cli_options::command::ddr_bench)
+    return pccx::app::run_ddr_bench_command(cfg, opts);
 
   const pccx::vp::firmware_image fw = pccx::vp::load_firmware(opts.firmware);
   pccx::vp::apply_log_config(cfg.log);

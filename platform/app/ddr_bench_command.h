@@ -1,0 +1,14 @@
+// pccx-vp ddr-bench: the memory system alone under generated or replayed
+// traffic (platform/workload/ddr_bench.h).
+#pragma once
+
+#include "platform/app/cli_options.h"
+#include "platform/config/platform_config.h"
+
+namespace pccx::app {
+
+// Prints the report; --json FILE also writes it. Bad streams or request
+// files are input errors (exit code 2).
+int run_ddr_bench_command(const config::platform_config& cfg, const cli_options& opts);
+
+}  // namespace pccx::app
