@@ -19,8 +19,7 @@ dram_rank::dram_rank(const dram_timing& timing, const address_map& map, config::
       policy_(policy),
       groups_count_(1u << map.bank_group_bits().size()),
       banks_per_group_(1u << map.bank_bits().size()),
-      banks_(static_cast<size_t>(groups_count_) * banks_per_group_),
-      groups_(groups_count_) {
+      banks_(static_cast<size_t>(groups_count_) * banks_per_group_) {
   if (groups_count_ > kMaxGroups) throw std::invalid_argument("DRAM: more than 8 bank groups");
   const uint64_t piece = kMaxBurstsPerPiece * std::max(t_.burst, t_.ccd_l);
   if (t_.refi <= t_.rfc + piece)
@@ -40,14 +39,13 @@ bool dram_rank::refreshed_between(int64_t a, int64_t b) const {
   return std::max<int64_t>(b, 0) / refi > std::max<int64_t>(a, 0) / refi;
 }
 
-int64_t dram_rank::turnaround(const interval& before, bool write, uint32_t group) const {
-  if (before.write == write) return 0;
-  if (!before.write) return 2;  // read data, then write data
-  return int64_t{before.group == group ? t_.wtr_l : t_.wtr_s} + t_.cl;
-}
-
-int64_t dram_rank::turnaround(bool write, uint32_t group, const interval& after) const {
-  return turnaround(interval{0, 0, write, group}, after.write, after.group);
+int64_t dram_rank::clearance(const interval& a, const interval& b) const {
+  if (a.write == b.write) {
+    const int64_t ccd = a.last_group == b.first_group ? t_.ccd_l : t_.ccd_s;
+    return std::max<int64_t>(0, ccd - t_.burst);
+  }
+  if (!a.write) return 2;  // read data, then write data
+  return int64_t{a.last_group == b.first_group ? t_.wtr_l : t_.wtr_s} + t_.cl;
 }
 
 const dram_rank::interval* dram_rank::interval_before(int64_t clock) const {
@@ -56,8 +54,9 @@ const dram_rank::interval* dram_rank::interval_before(int64_t clock) const {
   return it == bus_.begin() ? nullptr : &*std::prev(it);
 }
 
-int64_t dram_rank::free_slot(int64_t from, int64_t span, bool write, uint32_t group) const {
+int64_t dram_rank::free_slot(int64_t from, const interval& data) const {
   const auto refi = static_cast<int64_t>(t_.refi);
+  const int64_t span = data.end - data.start;
   int64_t c = from;
   auto it = bus_.begin();
   for (int guard = 0;; ++guard) {
@@ -65,7 +64,7 @@ int64_t dram_rank::free_slot(int64_t from, int64_t span, bool write, uint32_t gr
     while (it != bus_.end() && it->end <= c) ++it;
     if (it != bus_.begin()) {
       const interval& before = *std::prev(it);
-      const int64_t need = before.end + turnaround(before, write, group);
+      const int64_t need = before.end + clearance(before, data);
       if (c < need) {
         c = need;
         continue;
@@ -77,7 +76,7 @@ int64_t dram_rank::free_slot(int64_t from, int64_t span, bool write, uint32_t gr
       c = next_refresh + t_.rfc;
       continue;
     }
-    if (it == bus_.end() || c + span + turnaround(write, group, *it) <= it->start) return c;
+    if (it == bus_.end() || c + span + clearance(data, *it) <= it->start) return c;
     c = it->end;
     if (guard > 1 << 20) return std::max(c, bus_.back().end + int64_t{t_.rfc});
   }
@@ -99,12 +98,13 @@ void dram_rank::reserve_bus(const interval& iv) {
   // Merge with a touching neighbour of the same direction so the list stays
   // short (the slot search keeps data of the other direction apart).
   if (it != bus_.end() && it->write == iv.write && it->start <= iv.end && iv.start <= it->end) {
+    if (iv.start < it->start) it->first_group = iv.first_group;
     it->start = std::min(it->start, iv.start);
-    if (iv.end >= it->end) it->group = iv.group;
+    if (iv.end >= it->end) it->last_group = iv.last_group;
     it->end = std::max(it->end, iv.end);
     auto next = it + 1;
     while (next != bus_.end() && next->write == it->write && next->start <= it->end) {
-      if (next->end >= it->end) it->group = next->group;
+      if (next->end >= it->end) it->last_group = next->last_group;
       it->end = std::max(it->end, next->end);
       next = bus_.erase(next);
     }
@@ -182,7 +182,7 @@ int64_t dram_rank::activate(uint32_t group, bank_state& k, int64_t at, int64_t& 
 
 dram_rank::access dram_rank::serve_block(bool write, uint32_t bank, uint32_t row,
                                          const group_counts& n, uint32_t first_group,
-                                         int64_t earliest) {
+                                         uint32_t last_group, int64_t earliest) {
   const int64_t lat = write ? t_.cwl : t_.cl;
   const int64_t interval_clocks = std::max(t_.burst, t_.ccd_s);
   access a;
@@ -234,25 +234,14 @@ dram_rank::access dram_rank::serve_block(bool write, uint32_t bank, uint32_t row
     last_ready = std::max(last_ready, ready);
   }
 
-  // The column stream: its first command waits for the rows and the column
-  // spacing to the commands before it, and its data needs a free stretch
-  // of the bus that keeps the turnaround to the data around it. Spacing is
-  // checked against the commands that precede the slot found, so the slot
-  // is searched again once it is applied.
+  // The column stream: its first command waits for the rows, and its data
+  // needs a free stretch of the bus that keeps the column spacing and the
+  // turnaround to the data on both sides.
   const int64_t rows = std::max(first_ready, last_ready - interval_clocks);
-  int64_t c0 = std::max(earliest, rows);
-  int64_t spacing = kNever;
-  int64_t data_start = free_slot(c0 + lat, stream, write, first_group);
-  for (int pass = 0; pass < 2; ++pass) {
-    c0 = data_start - lat;
-    spacing = kNever;
-    if (last_col_ <= c0) spacing = std::max(spacing, last_col_ + t_.ccd_s);
-    if (groups_[first_group].last_col <= c0)
-      spacing = std::max(spacing, groups_[first_group].last_col + t_.ccd_l);
-    if (spacing <= c0) break;
-    data_start = free_slot(spacing + lat, stream, write, first_group);
-  }
-  c0 = data_start - lat;
+  const int64_t c_rows = std::max(earliest, rows);
+  const interval shape{0, stream, write, first_group, last_group};
+  const int64_t data_start = free_slot(c_rows + lat, shape);
+  const int64_t c0 = data_start - lat;
 
   // Where the bus's time went: an idle stretch of the bus before this data,
   // while the request was waiting (after its own latency), goes to the
@@ -266,18 +255,15 @@ dram_rank::access dram_rank::serve_block(bool write, uint32_t bank, uint32_t row
   const int64_t gap = data_start - idle_from;
   attributed_until_ = std::max(attributed_until_, data_start + stream);
   if (gap > 0) {
-    const int64_t by_rows = rows + lat, by_spacing = spacing + lat;
-    const int64_t by_turn = before && before->write != write
-                                ? before->end + turnaround(*before, write, first_group)
-                                : kNever;
-    if (by_turn != kNever && by_turn >= by_rows && by_turn >= by_spacing) {
-      breakdown_.turnaround += std::min(gap, by_turn - idle_from);
-    } else if (missed && by_rows >= by_spacing && by_rows > idle_from) {
+    const int64_t by_rows = rows + lat;
+    const int64_t by_before = before ? before->end + clearance(*before, shape) : kNever;
+    if (by_before >= by_rows && by_before > idle_from) {
+      (before->write != write ? breakdown_.turnaround : breakdown_.bank_group) +=
+          std::min(gap, by_before - idle_from);
+    } else if (missed && by_rows > idle_from) {
       const int64_t act_part = std::min(gap, held);
       breakdown_.activate += act_part;
       breakdown_.row_miss += std::min(gap - act_part, by_rows - idle_from);
-    } else if (spacing != kNever && by_spacing > idle_from) {
-      breakdown_.bank_group += std::min(gap, by_spacing - idle_from);
     }
   }
   breakdown_.data += uint64_t{total} * t_.burst;
@@ -285,12 +271,10 @@ dram_rank::access dram_rank::serve_block(bool write, uint32_t bank, uint32_t row
 
   a.data_start = data_start;
   a.data_end = data_start + stream;
-  reserve_bus(interval{a.data_start, a.data_end, write, first_group});
+  reserve_bus(interval{a.data_start, a.data_end, write, first_group, last_group});
   const int64_t last_col = c0 + stream - t_.burst;
-  last_col_ = std::max(last_col_, last_col);
   for (uint32_t g = 0; g < groups_count_; ++g) {
     if (!n[g]) continue;
-    groups_[g].last_col = std::max(groups_[g].last_col, last_col);
     bank_state& k = banks_[static_cast<size_t>(g) * banks_per_group_ + bank];
     k.pre_ready = std::max(k.pre_ready, write ? a.data_end + t_.wr : last_col + t_.rtp);
     k.last_use = a.data_end;
@@ -332,7 +316,8 @@ dram_rank::access dram_rank::serve(bool write, uint64_t offset, uint64_t bytes, 
     }
     for (; x < block_end; ++x) ++n[map_.bank_group_of(x * burst)];
     const dram_coordinates at = map_.decode(b * burst);
-    const access a = serve_block(write, at.bank, at.row, n, at.bank_group, earliest);
+    const uint32_t last = map_.bank_group_of((block_end - 1) * burst);
+    const access a = serve_block(write, at.bank, at.row, n, at.bank_group, last, earliest);
     total.row_hits += a.row_hits;
     total.row_misses += a.row_misses;
     total.data_start = first ? a.data_start : std::min(total.data_start, a.data_start);

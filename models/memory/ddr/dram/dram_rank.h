@@ -90,34 +90,35 @@ class dram_rank {
     int64_t act_ready = kNever;  // earliest activate (tRP after a precharge, tRC)
     int64_t last_use = kNever;   // clock of its last data, for refresh closing the row
   };
-  struct group_state {
-    int64_t last_col = kNever;
-  };
   struct activate_record {
     int64_t clock;
     uint32_t group;
   };
-  // Data on the bus: a run of one direction. Data of the other direction
-  // keeps the turnaround from it (read to write: 2 idle clocks; write to
-  // read: tWTR_S/L + CL from the end of the write data to read data).
+  // Data on the bus: a run of one direction. Data next to it keeps the
+  // column spacing (tCCD_L to the same bank group, tCCD_S to another, less
+  // the burst's own BL/2) or, in the other direction, the turnaround (read
+  // to write: 2 idle clocks; write to read: tWTR_S/L + CL from the end of
+  // the write data to read data). Both sides are checked, so data placed in
+  // a gap keeps the rules against what follows it too.
   struct interval {
     int64_t start, end;
     bool write;
-    uint32_t group;  // bank group of its last block
+    uint32_t first_group;  // bank group of its first burst
+    uint32_t last_group;   // and of its last
   };
   using group_counts = std::array<uint32_t, kMaxGroups>;
 
   access serve_block(bool write, uint32_t bank, uint32_t row, const group_counts& n,
-                     uint32_t first_group, int64_t earliest);
+                     uint32_t first_group, uint32_t last_group, int64_t earliest);
   int64_t activate(uint32_t group, bank_state& k, int64_t at, int64_t& held);
   // The first clock >= from at which an activate to `group` keeps tRRD_S/L
   // to every activate around it and no five activates within tFAW.
   int64_t activate_slot(int64_t from, uint32_t group) const;
   // First clock >= from at which [c, c + span) is free of bus reservations
   // and refresh windows, with the turnaround to the data on either side.
-  int64_t free_slot(int64_t from, int64_t span, bool write, uint32_t group) const;
-  int64_t turnaround(const interval& before, bool write, uint32_t group) const;
-  int64_t turnaround(bool write, uint32_t group, const interval& after) const;
+  int64_t free_slot(int64_t from, const interval& data) const;
+  // Idle clocks the bus needs between data `a` and data `b` after it.
+  int64_t clearance(const interval& a, const interval& b) const;
   const interval* interval_before(int64_t clock) const;
   int64_t refresh_window_end(int64_t clock) const;  // clock itself when outside a window
   void reserve_bus(const interval& iv);
@@ -130,8 +131,7 @@ class dram_rank {
   config::page_policy policy_;
   uint32_t groups_count_, banks_per_group_;
   std::vector<bank_state> banks_;
-  std::vector<group_state> groups_;
-  int64_t last_col_ = kNever;
+
   // Recent activates in time order: requests are placed out of order, so
   // the spacing rules look at the activates on both sides of a new one.
   std::vector<activate_record> acts_;
