@@ -652,8 +652,10 @@ std::string note_block() {
   const json& w32 = row(m, kReleased, "int4-window", 32768);
   const json& dw8 = row(m, kPccxDoc, "int4-window", 8192);
   const json& dw32 = row(m, kPccxDoc, "int4-window", 32768);
-  EXPECT_EQ(latency(w8), latency(w32)) << "the capped 32K row equals the 8K row";
-  EXPECT_EQ(latency(dw8), latency(dw32)) << "the capped 32K row equals the 8K row";
+  // The same bytes per token; the rings sit at other addresses, so other
+  // rows and banks: equal within 0.01 %.
+  EXPECT_NEAR(latency(w8), latency(w32), 1e-4 * latency(w8)) << "the capped 32K row is the 8K row";
+  EXPECT_NEAR(latency(dw8), latency(dw32), 1e-4 * latency(dw8)) << "the capped 32K row is the 8K row";
   double kept = -1;
   for (const json& w : kv_accuracy().at("windows"))
     if (w.at("sinks").get<int>() == 4 && w.at("window").get<int>() == 1024 &&
@@ -661,7 +663,7 @@ std::string note_block() {
       kept = w.at("mass_kept").get<double>();
   EXPECT_GE(kept, 0) << "kv_accuracy.json has no window of 4 sinks + 1,024 tokens over 8,192";
   t += wrap("**The 8,192-token hard cap with sinks.** The cap bounds the read: with INT4 + 4 "
-            "sinks the 32K row equals the 8K row (" +
+            "sinks the 32K row matches the 8K row within 0.01 % (" +
                 fixed(latency(w32), 1) + " ms as released, " + fixed(latency(dw32), 1) +
                 " ms pccx-doc; the roofline digest predicted it), and the cache fits whatever the "
                 "context. Its cost is accuracy: on the synthetic cache of "
