@@ -160,6 +160,10 @@ address_map::address_map(const config::ddr_config& c) {
   bank_ = std::move(l.bank);
   row_ = std::move(l.row);
   column_ = std::move(l.column);
+  bank_group_field_.set(bank_group_);
+  bank_field_.set(bank_);
+  row_field_.set(row_);
+  column_field_.set(column_);
   uint32_t lowest = 64;
   for (uint32_t b : bank_) lowest = std::min(lowest, b);
   for (uint32_t b : row_) lowest = std::min(lowest, b);
@@ -172,9 +176,17 @@ uint32_t address_map::gather(uint64_t offset, const std::vector<uint32_t>& bits)
   return v;
 }
 
+void address_map::field::set(const std::vector<uint32_t>& b) {
+  bits = b;
+  consecutive = true;
+  for (size_t i = 1; i < b.size(); ++i) consecutive = consecutive && b[i] == b[i - 1] + 1;
+  shift = b.empty() ? 0 : b.front();
+  mask = b.empty() ? 0 : (b.size() >= 64 ? ~uint64_t{0} : (uint64_t{1} << b.size()) - 1);
+}
+
 dram_coordinates address_map::decode(uint64_t offset) const {
-  return {gather(offset, bank_group_), gather(offset, bank_), gather(offset, row_),
-          gather(offset, column_)};
+  return {bank_group_field_.of(offset), bank_field_.of(offset), row_field_.of(offset),
+          column_field_.of(offset)};
 }
 
 std::string address_map::describe() const {

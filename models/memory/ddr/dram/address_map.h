@@ -41,7 +41,11 @@ class address_map {
   static problem check(const config::ddr_config& c);
 
   dram_coordinates decode(uint64_t offset) const;
-  uint32_t bank_group_of(uint64_t offset) const { return gather(offset, bank_group_); }
+  // Bank group, bank and row only (column 0): what the DRAM model needs.
+  dram_coordinates locate(uint64_t offset) const {
+    return {bank_group_field_.of(offset), bank_field_.of(offset), row_field_.of(offset), 0};
+  }
+  uint32_t bank_group_of(uint64_t offset) const { return bank_group_field_.of(offset); }
 
   uint64_t block_bytes() const { return block_bytes_; }
   const std::vector<uint32_t>& bank_group_bits() const { return bank_group_; }
@@ -57,8 +61,21 @@ class address_map {
   };
   static lists resolve(const config::ddr_config& c);
   static uint32_t gather(uint64_t offset, const std::vector<uint32_t>& bits);
+  // A field's bits; consecutive ones (every preset's bank group, bank and
+  // row) are taken with one shift and mask.
+  struct field {
+    std::vector<uint32_t> bits;  // own copy: the map is copied by value
+    bool consecutive = false;
+    uint32_t shift = 0;
+    uint64_t mask = 0;
+    void set(const std::vector<uint32_t>& b);
+    uint32_t of(uint64_t offset) const {
+      return consecutive ? static_cast<uint32_t>((offset >> shift) & mask) : gather(offset, bits);
+    }
+  };
 
   std::vector<uint32_t> bank_group_, bank_, row_, column_;
+  field bank_group_field_, bank_field_, row_field_, column_field_;
   uint64_t block_bytes_ = 0;
 };
 

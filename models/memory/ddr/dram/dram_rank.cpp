@@ -132,37 +132,58 @@ void dram_rank::note_all_closed(int64_t clock) {
 
 int64_t dram_rank::activate_slot(int64_t from, uint32_t group) const {
   const int64_t rrd_max = std::max(t_.rrd_s, t_.rrd_l), faw = t_.faw;
+  // In time order (the common case) only the last activates matter.
+  if (acts_.empty() || from >= acts_.back().clock + std::max(rrd_max, faw)) return from;
+  const size_t n = acts_.size();
+  if (from > acts_.back().clock) {
+    int64_t t = from;
+    for (size_t i = n; i-- > 0 && acts_[i].clock > t - rrd_max;)
+      t = std::max(t, acts_[i].clock + (acts_[i].group == group ? t_.rrd_l : t_.rrd_s));
+    if (n >= 4) t = std::max(t, acts_[n - 4].clock + faw);
+    return t;
+  }
+  // Out of order: the activates on both sides of t. They are at least
+  // tRRD_S apart, so two on each side can be within tRRD, four within tFAW.
   int64_t t = from;
-  std::vector<int64_t> near;
-  for (int guard = 0; guard < 256; ++guard) {
+  const auto by_clock = [](const activate_record& r, int64_t c) { return r.clock < c; };
+  // A gap found in a few steps, or in time order after the last activate
+  // (the walk through a dense run of later activates would cost more than
+  // the gap is worth).
+  for (int guard = 0; guard < 6; ++guard) {
+    const auto p = std::lower_bound(acts_.begin(), acts_.end(), t, by_clock);
+    const auto first = p - std::min<std::ptrdiff_t>(4, p - acts_.begin());
+    const auto last = p + std::min<std::ptrdiff_t>(4, acts_.end() - p);
     bool moved = false;
-    auto lo = std::lower_bound(acts_.begin(), acts_.end(), t - std::max(rrd_max, faw) + 1,
-                               [](const activate_record& r, int64_t c) { return r.clock < c; });
-    for (auto it = lo; it != acts_.end() && it->clock < t + rrd_max; ++it) {
+    for (auto it = first; it != last && !moved; ++it) {
       const int64_t need = it->group == group ? t_.rrd_l : t_.rrd_s;
       if (it->clock > t - need && it->clock < t + need) {
         t = it->clock + need;
         moved = true;
-        break;
       }
     }
     if (moved) continue;
     // tFAW: with t among them, no five activates may fall within faw clocks.
-    near.clear();
-    for (auto it = lo; it != acts_.end() && it->clock < t + faw; ++it) near.push_back(it->clock);
-    const size_t at = static_cast<size_t>(std::lower_bound(near.begin(), near.end(), t) - near.begin());
-    near.insert(near.begin() + static_cast<std::ptrdiff_t>(at), t);
-    for (size_t j = at >= 4 ? at - 4 : 0; j <= at && j + 4 < near.size(); ++j) {
-      if (near[j + 4] - near[j] < faw) {
+    std::array<int64_t, 9> w{};
+    size_t count = 0, at = 0;
+    for (auto it = first; it != p; ++it) w[count++] = it->clock;
+    at = count;
+    w[count++] = t;
+    for (auto it = p; it != last; ++it) w[count++] = it->clock;
+    for (size_t j = at >= 4 ? at - 4 : 0; j <= at && j + 4 < count; ++j) {
+      if (w[j + 4] - w[j] < faw) {
         // Move past the earliest other activate of the crowded window.
-        t = (j == at ? near[j + 1] : near[j]) + faw;
+        t = (j == at ? w[j + 1] : w[j]) + faw;
         moved = true;
         break;
       }
     }
     if (!moved) return t;
   }
-  return acts_.empty() ? t : std::max(t, acts_.back().clock + faw);
+  t = std::max(t, acts_.back().clock);
+  for (size_t i = n; i-- > 0 && acts_[i].clock > t - rrd_max;)
+    t = std::max(t, acts_[i].clock + (acts_[i].group == group ? t_.rrd_l : t_.rrd_s));
+  if (n >= 4) t = std::max(t, acts_[n - 4].clock + faw);
+  return t;
 }
 
 int64_t dram_rank::activate(uint32_t group, bank_state& k, int64_t at, int64_t& held) {
@@ -315,7 +336,7 @@ dram_rank::access dram_rank::serve(bool write, uint64_t offset, uint64_t bytes, 
       x += whole * period;
     }
     for (; x < block_end; ++x) ++n[map_.bank_group_of(x * burst)];
-    const dram_coordinates at = map_.decode(b * burst);
+    const dram_coordinates at = map_.locate(b * burst);
     const uint32_t last = map_.bank_group_of((block_end - 1) * burst);
     const access a = serve_block(write, at.bank, at.row, n, at.bank_group, last, earliest);
     total.row_hits += a.row_hits;
