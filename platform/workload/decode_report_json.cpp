@@ -63,6 +63,8 @@ nlohmann::json to_json(const decode_report& r) {
   j["ddr_bytes"] = r.ddr_bytes;
   j["ddr_bytes_per_token"] = r.ddr_bytes_per_token;
   j["achieved_gbps"] = r.achieved_gbps;
+  j["dram_mj_per_token"] = r.dram_mj_per_token;
+  j["dram_pj_per_bit"] = r.dram_pj_per_bit;
   j["bound"] = nlohmann::json::array();
   for (const auto& b : r.bound) j["bound"].push_back(to_json(b));
   j["bound_ratio"] = r.bound_ratio;

@@ -646,6 +646,19 @@ void collect_ddr_and_bound(decode_report& rep, const llm::model_config& m, const
   }
   if (lat > 0) rep.achieved_gbps = decode_bytes / lat;
   if (bound > 0) rep.bound_ratio = lat / bound;
+  // DRAM energy: a class's own activates and bursts plus its share of
+  // background and refresh (memory-ddr.md, Energy).
+  const auto& ddr = r.memory["ddr"];
+  if (ddr.contains("dram")) {
+    double total_mj = 0;
+    for (const auto& [cls, j] : ddr["dram"]["classes"].items()) {
+      if (cls == "host") continue;
+      const double mj = j.value("energy_mj", 0.0);
+      rep.dram_mj_per_token[cls] = mj / o.tokens;
+      total_mj += mj;
+    }
+    if (decode_bytes > 0) rep.dram_pj_per_bit = total_mj * 1e9 / (decode_bytes * 8);
+  }
 }
 
 }  // namespace
@@ -709,6 +722,14 @@ std::string decode_report::text() const {
       << " clocks\n";
   for (const auto& [c, v] : ddr_bytes_per_token)
     s << "  DDR " << c << ": " << std::setprecision(0) << v << " bytes/token\n";
+  if (!dram_mj_per_token.empty()) {
+    double mj = 0;
+    for (const auto& [c, v] : dram_mj_per_token) mj += v;
+    s << std::setprecision(3) << "  DRAM energy " << mj << " mJ/token (";
+    const char* sep = "";
+    for (const auto& [c, v] : dram_mj_per_token) s << sep << c << " " << v, sep = ", ";
+    s << "), " << std::setprecision(1) << dram_pj_per_bit << " pJ/bit\n";
+  }
   s << std::setprecision(2) << "  achieved " << achieved_gbps << " GB/s, latency / bound "
     << bound_ratio << ", wall " << wall_time_s << " s\n";
   return s.str();

@@ -73,6 +73,10 @@ struct decode_report {
   std::map<std::string, uint64_t> ddr_bytes;          // per class, whole run
   std::map<std::string, double> ddr_bytes_per_token;  // decode classes / N
   double achieved_gbps = 0;                           // decode bytes / summed token latency
+  // DRAM energy (IDD method, ddr.energy) per decode class / N, and per bit
+  // the decode classes moved; empty with the fixed DDR model.
+  std::map<std::string, double> dram_mj_per_token;
+  double dram_pj_per_bit = 0;
   std::vector<llm::roofline> bound;                   // per token (context L + 1 + t)
   double bound_ratio = 0;                             // mean latency / mean bound
   std::vector<part_time> parts;                       // with decode_options::per_layer

@@ -324,6 +324,12 @@ std::vector<std::string> decode_args(const decode_sweep& s, const decode_cell& c
 
 // ---- rows ----------------------------------------------------------------------
 
+double decode_row::dram_mj() const {
+  double mj = 0;
+  for (const auto& [c, v] : mj_per_token) mj += v;
+  return mj;
+}
+
 double decode_row::mb(const std::string& cls) const {
   for (const auto& [c, v] : mb_per_token)
     if (c == cls) return v;
@@ -380,6 +386,11 @@ void read_decode_figures(const nlohmann::json& doc, decode_row& r) {
   r.mb_per_token.clear();
   for (const auto& [cls, v] : doc.at("ddr_bytes_per_token").items())
     r.mb_per_token.emplace_back(cls, v.get<double>() / 1e6);
+  r.mj_per_token.clear();
+  if (doc.contains("dram_mj_per_token"))
+    for (const auto& [cls, v] : doc.at("dram_mj_per_token").items())
+      r.mj_per_token.emplace_back(cls, v.get<double>());
+  r.dram_pj_per_bit = doc.value("dram_pj_per_bit", 0.0);
   r.state = decode_row::status::ok;
 }
 
@@ -472,7 +483,8 @@ std::string table_csv(const decode_table& t) {
   o << "model,strategy,label,context,ring_cap,sinks,tokens,tokens_averaged,status,latency_ms,"
        "tokens_per_s,bound_ms,latency_over_bound,gemv_mac_util_pct,npu_mac_util_pct,"
        "weights_mb_per_token,kv_read_mb_per_token,kv_write_mb_per_token,"
-       "activations_mb_per_token,achieved_gbps,instructions_per_token,note\n";
+       "activations_mb_per_token,achieved_gbps,instructions_per_token,dram_mj_per_token,"
+       "dram_pj_per_bit,note\n";
   for (const auto& r : t.rows) {
     o << csv_cell(r.model) << ',' << csv_cell(r.strategy) << ',' << csv_cell(r.label) << ','
       << r.context << ',' << r.ring_cap << ',' << r.sinks << ',' << r.tokens << ','
@@ -482,9 +494,10 @@ std::string table_csv(const decode_table& t) {
         << ',' << fixed(r.latency_over_bound, 6) << ',' << fixed(r.gemv_util_pct, 4) << ','
         << fixed(r.npu_util_pct, 4) << ',';
       for (const auto& cls : table_classes()) o << fixed(r.mb(cls), 6) << ',';
-      o << fixed(r.achieved_gbps, 4) << ',' << fixed(r.instructions, 1) << ',';
+      o << fixed(r.achieved_gbps, 4) << ',' << fixed(r.instructions, 1) << ','
+        << fixed(r.dram_mj(), 4) << ',' << fixed(r.dram_pj_per_bit, 3) << ',';
     } else {
-      o << ",,,,,,,,,,,,";
+      o << ",,,,,,,,,,,,,,";
     }
     o << csv_cell(r.note) << '\n';
   }
@@ -539,6 +552,10 @@ nlohmann::ordered_json table_json(const decode_table& t) {
       row["ddr_mb_per_token"] = std::move(mb);
       row["achieved_gbps"] = r.achieved_gbps;
       row["instructions_per_token"] = r.instructions;
+      nlohmann::ordered_json mj = nlohmann::ordered_json::object();
+      for (const auto& [cls, v] : r.mj_per_token) mj[cls] = v;
+      row["dram_mj_per_token"] = std::move(mj);
+      row["dram_pj_per_bit"] = r.dram_pj_per_bit;
     }
     j["rows"].push_back(std::move(row));
   }

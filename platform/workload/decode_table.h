@@ -81,6 +81,9 @@ struct decode_row {
   double latency_ms = 0, tokens_per_s = 0, bound_ms = 0, latency_over_bound = 0;
   double gemv_util_pct = 0, npu_util_pct = 0, achieved_gbps = 0, instructions = 0;
   std::vector<std::pair<std::string, double>> mb_per_token;  // DDR class -> MB (1e6 bytes)
+  std::vector<std::pair<std::string, double>> mj_per_token;  // DRAM energy per class, mJ
+  double dram_pj_per_bit = 0;
+  double dram_mj() const;  // every class
   std::vector<double> latency_ms_per_token, bound_ms_per_token;
   bool memory_bound = false;  // the bound of every token is the memory term
   double mb(const std::string& cls) const;

@@ -339,8 +339,11 @@ std::string csv_row(const json& r) {
          fixed(gemv_util(r), 4) + "," + fixed(num(r, "npu_mac_util_pct"), 4) + ",";
     for (const char* cls : kClasses) s += fixed(mb(r, cls), 6) + ",";
     s += fixed(num(r, "achieved_gbps"), 4) + "," + fixed(num(r, "instructions_per_token"), 1) + ",";
+    double mj = 0;
+    for (const auto& [cls, v] : r.at("dram_mj_per_token").items()) mj += v.get<double>();
+    s += fixed(mj, 4) + "," + fixed(num(r, "dram_pj_per_bit"), 3) + ",";
   } else {
-    s += ",,,,,,,,,,,,";
+    s += ",,,,,,,,,,,,,,";
   }
   return s + csv_cell(str(r.at("note")));
 }

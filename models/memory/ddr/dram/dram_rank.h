@@ -16,10 +16,11 @@
 // Requests are served in the order they arrive, but the data bus keeps its
 // future reservations as intervals, so a request stamped earlier than one
 // already served (a temporally decoupled initiator ran ahead) uses a gap
-// before it instead of queueing behind it. Spacing rules are checked against
-// the commands that precede the new one in time. Refresh windows sit at
-// fixed multiples of tREFI: nothing issues in [k x tREFI, k x tREFI + tRFC)
-// and every row is closed after one.
+// before it instead of queueing behind it. Column spacing and turnarounds
+// are kept to the data on both sides of the gap, activate spacing to the
+// activates on both sides. Refresh windows sit at fixed multiples of tREFI:
+// nothing issues in [k x tREFI, k x tREFI + tRFC) and every row is closed
+// after one.
 #pragma once
 
 #include <array>
