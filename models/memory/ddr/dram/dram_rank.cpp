@@ -32,6 +32,11 @@ int64_t dram_rank::refresh_window_end(int64_t clock) const {
   return clock < start + static_cast<int64_t>(t_.rfc) ? start + t_.rfc : clock;
 }
 
+int64_t dram_rank::first_refresh_end_after(int64_t clock) const {
+  const auto refi = static_cast<int64_t>(t_.refi);
+  return (std::max<int64_t>(clock, 0) / refi + 1) * refi + t_.rfc;
+}
+
 bool dram_rank::refreshed_between(int64_t a, int64_t b) const {
   // A window starting in (a, b] closed every row in between.
   if (b <= a) return false;
@@ -130,18 +135,21 @@ void dram_rank::note_all_closed(int64_t clock) {
   closed_since_ = clock;
 }
 
+int64_t dram_rank::activate_after_last(int64_t from, uint32_t group) const {
+  const int64_t rrd_max = std::max(t_.rrd_s, t_.rrd_l);
+  const size_t n = acts_.size();
+  int64_t t = n ? std::max(from, acts_.back().clock) : from;
+  for (size_t i = n; i-- > 0 && acts_[i].clock > t - rrd_max;)
+    t = std::max(t, acts_[i].clock + (acts_[i].group == group ? t_.rrd_l : t_.rrd_s));
+  if (n >= 4) t = std::max(t, acts_[n - 4].clock + int64_t{t_.faw});
+  return t;
+}
+
 int64_t dram_rank::activate_slot(int64_t from, uint32_t group) const {
   const int64_t rrd_max = std::max(t_.rrd_s, t_.rrd_l), faw = t_.faw;
   // In time order (the common case) only the last activates matter.
   if (acts_.empty() || from >= acts_.back().clock + std::max(rrd_max, faw)) return from;
-  const size_t n = acts_.size();
-  if (from > acts_.back().clock) {
-    int64_t t = from;
-    for (size_t i = n; i-- > 0 && acts_[i].clock > t - rrd_max;)
-      t = std::max(t, acts_[i].clock + (acts_[i].group == group ? t_.rrd_l : t_.rrd_s));
-    if (n >= 4) t = std::max(t, acts_[n - 4].clock + faw);
-    return t;
-  }
+  if (from > acts_.back().clock) return activate_after_last(from, group);
   // Out of order: the activates on both sides of t. They are at least
   // tRRD_S apart, so two on each side can be within tRRD, four within tFAW.
   int64_t t = from;
@@ -179,11 +187,7 @@ int64_t dram_rank::activate_slot(int64_t from, uint32_t group) const {
     }
     if (!moved) return t;
   }
-  t = std::max(t, acts_.back().clock);
-  for (size_t i = n; i-- > 0 && acts_[i].clock > t - rrd_max;)
-    t = std::max(t, acts_[i].clock + (acts_[i].group == group ? t_.rrd_l : t_.rrd_s));
-  if (n >= 4) t = std::max(t, acts_[n - 4].clock + faw);
-  return t;
+  return activate_after_last(t, group);
 }
 
 int64_t dram_rank::activate(uint32_t group, bank_state& k, int64_t at, int64_t& held) {
@@ -216,10 +220,7 @@ dram_rank::access dram_rank::serve_block(bool write, uint32_t bank, uint32_t row
   stream = std::max<int64_t>(stream, int64_t{total} * interval_clocks);
 
   // A refresh since this rank last moved data closed every row.
-  if (refreshed_between(last_data_end_, earliest)) {
-    const auto refi = static_cast<int64_t>(t_.refi);
-    note_all_closed((std::max<int64_t>(last_data_end_, 0) / refi + 1) * refi + t_.rfc);
-  }
+  if (refreshed_between(last_data_end_, earliest)) note_all_closed(first_refresh_end_after(last_data_end_));
 
   // Open the rows, in the order the block's bursts reach the groups.
   int64_t first_ready = kNever, last_ready = kNever, held = 0;
@@ -360,9 +361,7 @@ int64_t dram_rank::precharged_clocks(int64_t until) const {
   if (open_rows_ == 0) {
     p += std::max<int64_t>(0, until - closed_since_);
   } else if (refreshed_between(last_data_end_, until)) {
-    const auto refi = static_cast<int64_t>(t_.refi);
-    const int64_t closed = (std::max<int64_t>(last_data_end_, 0) / refi + 1) * refi + t_.rfc;
-    p += std::max<int64_t>(0, until - closed);
+    p += std::max<int64_t>(0, until - first_refresh_end_after(last_data_end_));
   }
   return p;
 }

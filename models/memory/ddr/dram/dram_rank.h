@@ -115,6 +115,8 @@ class dram_rank {
   // The first clock >= from at which an activate to `group` keeps tRRD_S/L
   // to every activate around it and no five activates within tFAW.
   int64_t activate_slot(int64_t from, uint32_t group) const;
+  // The same placed after every activate so far (time order).
+  int64_t activate_after_last(int64_t from, uint32_t group) const;
   // First clock >= from at which [c, c + span) is free of bus reservations
   // and refresh windows, with the turnaround to the data on either side.
   int64_t free_slot(int64_t from, const interval& data) const;
@@ -125,6 +127,7 @@ class dram_rank {
   void reserve_bus(const interval& iv);
   int64_t bus_end_before(int64_t clock) const;
   bool refreshed_between(int64_t a, int64_t b) const;
+  int64_t first_refresh_end_after(int64_t clock) const;  // every row is closed then
   void note_all_closed(int64_t clock);
 
   dram_timing t_;
