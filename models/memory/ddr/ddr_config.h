@@ -33,6 +33,16 @@ inline const enum_table<page_policy>& names_of(page_policy) {
   return t;
 }
 
+// ddr.write_buffer.order: which buffered write a drain sends next.
+// fr_fcfs: the oldest that hits its bank's open row, else the oldest (row
+// hits first, bounded by age_limit); fcfs: the oldest.
+enum class write_order { fr_fcfs, fcfs };
+inline const enum_table<write_order>& names_of(write_order) {
+  static const enum_table<write_order> t = {{write_order::fr_fcfs, "fr_fcfs"},
+                                            {write_order::fcfs, "fcfs"}};
+  return t;
+}
+
 // ddr.address_map.preset: which AXI address bits select bank group, bank,
 // row and column.
 enum class address_map_preset { k26_boot, row_bank_column, bank_row_column, custom };
@@ -142,11 +152,14 @@ struct ddr_timing_config {
 };
 
 // The controller's write buffer: writes are posted and reach the DRAM in
-// batches, so the bus turns around once per batch, not once per write.
+// batches, so the bus turns around once per batch, not once per write. It
+// is a queue per bank in age order; a drain takes row hits first.
 struct ddr_write_buffer_config {
   std::uint32_t entries = 64;
   std::uint32_t high_watermark = 48;
   std::uint32_t low_watermark = 16;
+  write_order order = write_order::fr_fcfs;
+  std::uint32_t age_limit = 16;
 
   template <class V>
   void visit(V& v) {
@@ -155,6 +168,12 @@ struct ddr_write_buffer_config {
             range(1, 4096));
     v.field("low_watermark", low_watermark, "Bursts left in the buffer when a drain stops",
             range(0, 4096));
+    v.field("order", order,
+            "Which buffered write a drain sends next: fr_fcfs (the oldest that hits its bank's "
+            "open row, else the oldest) or fcfs (the oldest)");
+    v.field("age_limit", age_limit,
+            "fr_fcfs: a write that younger row hits have overtaken this many times goes next",
+            range(1, 1000000));
   }
 };
 

@@ -66,6 +66,10 @@ class dram_rank {
   // has the request. bytes > 0.
   access serve(bool write, uint64_t offset, uint64_t bytes, int64_t earliest);
 
+  // Whether the bank of `offset` has its row open at `clock` (not closed by
+  // a refresh since its last data): the write queue's row-hit test.
+  bool row_open(uint64_t offset, int64_t clock) const;
+
   // No request can arrive before `clock` any more: bus intervals that end
   // before it are dropped.
   void forget_before(int64_t clock);

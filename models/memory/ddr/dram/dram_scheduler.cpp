@@ -41,15 +41,27 @@ dram_scheduler::read_result dram_scheduler::read(ddr_port port, traffic_class cl
           timing_.ns(static_cast<uint64_t>(a.data_end))};
 }
 
+size_t dram_scheduler::next_write(int64_t clock) const {
+  const auto& wb = config_.write_buffer;
+  if (wb.order == config::write_order::fcfs || pending_.front().overtaken >= wb.age_limit)
+    return 0;
+  for (size_t i = 0; i < pending_.size(); ++i)
+    if (rank_.row_open(pending_[i].offset, clock)) return i;
+  return 0;
+}
+
 double dram_scheduler::drain(double at_ns, uint32_t down_to) {
   double end = at_ns;
   if (pending_.empty()) return end;
   ++drains_;
+  const int64_t at = clocks(at_ns);
   while (!pending_.empty() && pending_bursts_ > down_to) {
-    const pending_write w = pending_.front();
-    pending_.pop_front();
+    const size_t i = next_write(at);
+    const pending_write w = pending_[i];
+    for (size_t j = 0; j < i; ++j) ++pending_[j].overtaken;
+    pending_.erase(pending_.begin() + static_cast<std::ptrdiff_t>(i));
     pending_bursts_ -= w.bursts;
-    const dram_rank::access a = rank_.serve(true, w.offset, w.bytes, clocks(at_ns));
+    const dram_rank::access a = rank_.serve(true, w.offset, w.bytes, at);
     account(w.port, w.cls, a, w.bursts, true);
     end = std::max(end, timing_.ns(static_cast<uint64_t>(a.data_end)));
   }
@@ -64,7 +76,7 @@ double dram_scheduler::write(ddr_port port, traffic_class cls, uint64_t offset, 
   // A write larger than the buffer, or one that does not fit: make room.
   if (pending_bursts_ + bursts > wb.entries)
     accepted = std::max(accepted, drain(arrival_ns, bursts >= wb.entries ? 0 : wb.entries - bursts));
-  pending_.push_back({port, cls, offset, bytes, bursts});
+  pending_.push_back({port, cls, offset, bytes, bursts, 0});
   pending_bursts_ += bursts;
   if (pending_bursts_ >= wb.high_watermark) drain(accepted, wb.low_watermark);
   if (pending_bursts_ > wb.entries) accepted = std::max(accepted, drain(accepted, 0));
