@@ -206,10 +206,12 @@ void sfu_unit::run(const isa::cvo_instr& cv, result_stream* chained) {
   auto flush = [&](uint32_t upto) {
     while (written < upto) {
       const uint32_t c = std::min(params_.chunk_words, upto - written);
-      sc_time earliest = SC_ZERO_TIME;
+      // In whole ticks (sc_time's own unsigned arithmetic): one conversion
+      // per chunk, not one per word.
+      uint64_t ticks = 0;
       for (uint32_t i = 0; i < c; ++i)
-        earliest =
-            std::max(earliest, word_out_[written + i] - sc_time::from_value(period.value() * i));
+        ticks = std::max<uint64_t>(ticks, word_out_[written + i].value() - period.value() * i);
+      const sc_time earliest = sc_time::from_value(ticks);
       clock_.advance_to(earliest);
       end_ = l2_.write(kPort, cv.dst + written, c,
                        arith ? dst_buf_.data() + size_t{written} * kWord : nullptr, earliest);
@@ -223,13 +225,15 @@ void sfu_unit::run(const isa::cvo_instr& cv, result_stream* chained) {
   sc_time entry = SC_ZERO_TIME;  // entry of the previous element
   bool first = true;
   sc_time input_wait;  // clocks the pipeline waited for input words
+  // Whole ticks: exact, no rounding through a double; a whole word's step
+  // is converted once.
+  const sc_time word_step = sc_time::from_value(period.value() * (kPerWord - 1));
   auto enter = [&](const sc_time& ready, uint32_t count) {  // `count` elements of one word
     const sc_time free = first ? begin : entry + period;
     if (ready > free) input_wait += ready - free;
     entry = first ? ready : std::max(entry + period, ready);
     first = false;
-    // Whole ticks: exact, no rounding through a double.
-    entry += sc_time::from_value(period.value() * (count - 1));
+    entry += count == kPerWord ? word_step : sc_time::from_value(period.value() * (count - 1));
     return entry;  // entry of the word's last element
   };
   float multiplier = 1.0f;
