@@ -445,7 +445,8 @@ std::string table_markdown(const decode_table& t) {
   o << "- bound: the roofline lower bound of the whole model at each token's span "
        "(llm::decode_roofline); latency / bound is the mean latency over the mean bound\n";
   o << "- MAC utilisation over the whole run; MB = 10^6 bytes of DDR traffic per token by "
-       "class; GB/s = the decode's DDR bytes over its summed latency\n\n";
+       "class; GB/s = the decode's DDR bytes over its summed latency; DRAM mJ/token and pJ/bit = "
+       "the DRAM's energy per token (IDD method, docs/models/memory-ddr.md) and per bit moved\n\n";
 
   o << "| Strategy | Label | Settings | Ring cap | Sinks |\n|---|---|---|---|---|\n";
   for (const auto& st : s.strategies)
@@ -457,8 +458,8 @@ std::string table_markdown(const decode_table& t) {
     o << "\n## " << s.models[m].name << "\n\nModel file `" << s.models[m].path << "`.\n\n";
     o << "| Strategy | L | Ring cap | Tokens | ms/token | tokens/s | Bound ms | Latency / bound "
          "| GEMV MAC util % | NPU MAC util % | Weights MB/token | KV read MB/token | KV write "
-         "MB/token | Activations MB/token | GB/s | Instructions/token | Note |\n"
-         "|---|--:|--:|---|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|---|\n";
+         "MB/token | Activations MB/token | GB/s | Instructions/token | DRAM mJ/token | DRAM pJ/bit | Note |\n"
+         "|---|--:|--:|---|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|---|\n";
     for (const auto& r : t.rows) {
       if (r.model != s.models[m].name) continue;
       o << "| " << md_cell(r.label) << " | " << r.context << " | " << r.ring_cap << " | "
@@ -468,9 +469,10 @@ std::string table_markdown(const decode_table& t) {
           << fixed(r.bound_ms, 3) << " | " << fixed(r.latency_over_bound, 3) << " | "
           << fixed(r.gemv_util_pct, 2) << " | " << fixed(r.npu_util_pct, 2) << " | ";
         for (const auto& cls : table_classes()) o << fixed(r.mb(cls), 3) << " | ";
-        o << fixed(r.achieved_gbps, 2) << " | " << count_text(r.instructions) << " | ";
+        o << fixed(r.achieved_gbps, 2) << " | " << count_text(r.instructions) << " | "
+          << fixed(r.dram_mj(), 2) << " | " << fixed(r.dram_pj_per_bit, 2) << " | ";
       } else {
-        for (int i = 0; i < 12; ++i) o << "- | ";
+        for (int i = 0; i < 14; ++i) o << "- | ";
       }
       o << md_cell(r.note) << " |\n";
     }

@@ -319,8 +319,11 @@ std::string md_row(const json& r) {
     for (const char* cls : kClasses) s += fixed(mb(r, cls), 3) + " | ";
     s += fixed(num(r, "achieved_gbps"), 2) + " | " + count_text(num(r, "instructions_per_token")) +
          " | ";
+    double mj = 0;
+    for (const auto& [cls, v] : r.at("dram_mj_per_token").items()) mj += v.get<double>();
+    s += fixed(mj, 2) + " | " + fixed(num(r, "dram_pj_per_bit"), 2) + " | ";
   } else {
-    for (int i = 0; i < 12; ++i) s += "- | ";
+    for (int i = 0; i < 14; ++i) s += "- | ";
   }
   return s + md_cell(str(r.at("note"))) + " |";
 }
@@ -351,8 +354,8 @@ std::string csv_row(const json& r) {
 const char* const kMdHeader =
     "| Strategy | L | Ring cap | Tokens | ms/token | tokens/s | Bound ms | Latency / bound | GEMV "
     "MAC util % | NPU MAC util % | Weights MB/token | KV read MB/token | KV write MB/token | "
-    "Activations MB/token | GB/s | Instructions/token | Note |\n"
-    "|---|--:|--:|---|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|---|\n";
+    "Activations MB/token | GB/s | Instructions/token | DRAM mJ/token | DRAM pJ/bit | Note |\n"
+    "|---|--:|--:|---|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|---|\n";
 
 // decode_table.md and decode_table.csv in `folder` hold the rows of
 // decode_table.json, cell for cell, and the JSON is the table of `sweep`.
