@@ -147,48 +147,36 @@ int64_t dram_rank::activate_after_last(int64_t from, uint32_t group) const {
 
 int64_t dram_rank::activate_slot(int64_t from, uint32_t group) const {
   const int64_t rrd_max = std::max(t_.rrd_s, t_.rrd_l), faw = t_.faw;
-  const int64_t reach = std::max(rrd_max, faw);
   // In time order (the common case) only the last activates matter.
-  if (acts_.empty() || from >= acts_.back().clock + reach) return from;
+  if (acts_.empty() || from >= acts_.back().clock + std::max(rrd_max, faw)) return from;
   if (from > acts_.back().clock) return activate_after_last(from, group);
-  // Out of order: the activates on both sides of t. Every move below skips
-  // only clocks that break a rule, so the first t that keeps them all is
-  // the earliest slot.
+  // Out of order: the activates on both sides of t. They are at least
+  // tRRD_S apart, so two on each side can be within tRRD, four within tFAW.
   int64_t t = from;
   const auto by_clock = [](const activate_record& r, int64_t c) { return r.clock < c; };
-  auto p = std::lower_bound(acts_.begin(), acts_.end(), t, by_clock);  // first at or after t
   // Activates are sparse: with none within reach on either side, t is free.
-  if ((p == acts_.begin() || std::prev(p)->clock <= t - reach) &&
-      (p == acts_.end() || p->clock >= t + reach))
+  const int64_t reach = std::max(rrd_max, faw);
+  const auto near = std::lower_bound(acts_.begin(), acts_.end(), t, by_clock);
+  if ((near == acts_.begin() || std::prev(near)->clock <= t - reach) &&
+      (near == acts_.end() || near->clock >= t + reach))
     return t;
   // A gap found in a few steps, or in time order after the last activate
   // (the walk through a dense run of later activates would cost more than
   // the gap is worth).
-  for (int guard = 0; guard < 16; ++guard) {
-    while (p != acts_.end() && p->clock < t) ++p;  // t only grows
-    // tRRD_S/L to the activates within tRRD on either side.
+  for (int guard = 0; guard < 6; ++guard) {
+    const auto p = std::lower_bound(acts_.begin(), acts_.end(), t, by_clock);
+    const auto first = p - std::min<std::ptrdiff_t>(4, p - acts_.begin());
+    const auto last = p + std::min<std::ptrdiff_t>(4, acts_.end() - p);
     bool moved = false;
-    for (auto it = p; it != acts_.begin();) {
-      --it;
-      if (it->clock <= t - rrd_max) break;
+    for (auto it = first; it != last && !moved; ++it) {
       const int64_t need = it->group == group ? t_.rrd_l : t_.rrd_s;
-      if (it->clock > t - need) {
-        t = it->clock + need;
-        moved = true;
-        break;
-      }
-    }
-    for (auto it = p; !moved && it != acts_.end() && it->clock < t + rrd_max; ++it) {
-      const int64_t need = it->group == group ? t_.rrd_l : t_.rrd_s;
-      if (it->clock < t + need) {
+      if (it->clock > t - need && it->clock < t + need) {
         t = it->clock + need;
         moved = true;
       }
     }
     if (moved) continue;
     // tFAW: with t among them, no five activates may fall within faw clocks.
-    const auto first = p - std::min<std::ptrdiff_t>(4, p - acts_.begin());
-    const auto last = p + std::min<std::ptrdiff_t>(4, acts_.end() - p);
     std::array<int64_t, 9> w{};
     size_t count = 0, at = 0;
     for (auto it = first; it != p; ++it) w[count++] = it->clock;
