@@ -458,7 +458,8 @@ std::string table_markdown(const decode_table& t) {
     o << "\n## " << s.models[m].name << "\n\nModel file `" << s.models[m].path << "`.\n\n";
     o << "| Strategy | L | Ring cap | Tokens | ms/token | tokens/s | Bound ms | Latency / bound "
          "| GEMV MAC util % | NPU MAC util % | Weights MB/token | KV read MB/token | KV write "
-         "MB/token | Activations MB/token | GB/s | Instructions/token | DRAM mJ/token | DRAM pJ/bit | Note |\n"
+         "MB/token | Activations MB/token | GB/s | Instructions/token | DRAM mJ/token | DRAM "
+         "pJ/bit | Note |\n"
          "|---|--:|--:|---|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|---|\n";
     for (const auto& r : t.rows) {
       if (r.model != s.models[m].name) continue;

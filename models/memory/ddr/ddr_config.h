@@ -153,7 +153,7 @@ struct ddr_timing_config {
 
 // The controller's write buffer: writes are posted and reach the DRAM in
 // batches, so the bus turns around once per batch, not once per write. It
-// is a queue per bank in age order; a drain takes row hits first.
+// keeps its writes in age order; a drain takes row hits first.
 struct ddr_write_buffer_config {
   std::uint32_t entries = 64;
   std::uint32_t high_watermark = 48;

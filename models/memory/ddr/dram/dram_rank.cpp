@@ -147,15 +147,15 @@ int64_t dram_rank::activate_after_last(int64_t from, uint32_t group) const {
 
 int64_t dram_rank::activate_slot(int64_t from, uint32_t group) const {
   const int64_t rrd_max = std::max(t_.rrd_s, t_.rrd_l), faw = t_.faw;
+  const int64_t reach = std::max(rrd_max, faw);  // beyond it an activate constrains nothing
   // In time order (the common case) only the last activates matter.
-  if (acts_.empty() || from >= acts_.back().clock + std::max(rrd_max, faw)) return from;
+  if (acts_.empty() || from >= acts_.back().clock + reach) return from;
   if (from > acts_.back().clock) return activate_after_last(from, group);
   // Out of order: the activates on both sides of t. They are at least
   // tRRD_S apart, so two on each side can be within tRRD, four within tFAW.
   int64_t t = from;
   const auto by_clock = [](const activate_record& r, int64_t c) { return r.clock < c; };
   // Activates are sparse: with none within reach on either side, t is free.
-  const int64_t reach = std::max(rrd_max, faw);
   const auto near = std::lower_bound(acts_.begin(), acts_.end(), t, by_clock);
   if ((near == acts_.begin() || std::prev(near)->clock <= t - reach) &&
       (near == acts_.end() || near->clock >= t + reach))
@@ -164,7 +164,7 @@ int64_t dram_rank::activate_slot(int64_t from, uint32_t group) const {
   // (the walk through a dense run of later activates would cost more than
   // the gap is worth).
   for (int guard = 0; guard < 6; ++guard) {
-    const auto p = std::lower_bound(acts_.begin(), acts_.end(), t, by_clock);
+    const auto p = guard == 0 ? near : std::lower_bound(acts_.begin(), acts_.end(), t, by_clock);
     const auto first = p - std::min<std::ptrdiff_t>(4, p - acts_.begin());
     const auto last = p + std::min<std::ptrdiff_t>(4, acts_.end() - p);
     bool moved = false;

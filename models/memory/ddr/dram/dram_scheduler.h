@@ -1,13 +1,13 @@
 // The DRAM side of the DDR controller: reads go to the rank as they come;
 // writes are posted into the write buffer and reach the rank in batches
 // (drained from the high watermark down to the low one, or when the buffer
-// is full), so the bus turns around once per batch. The buffer is a queue
-// per bank in age order: a drain sends the oldest write that hits its
-// bank's open row before older misses (FR-FCFS), unless the oldest has been
+// is full), so the bus turns around once per batch. The buffer keeps its
+// writes in age order: a drain sends the oldest write that hits its bank's
+// open row before older misses (FR-FCFS), unless the oldest has been
 // overtaken age_limit times. Reads are not reordered: an LT target returns
-// a read's completion when it arrives, before the requests behind it exist. Keeps the row-hit
-// figures per port and traffic class and the DRAM energy's command counts
-// per class. Times are nanoseconds at the boundary, DRAM clocks inside;
+// a read's completion when it arrives, before the requests behind it
+// exist. Keeps the row-hit figures per port and traffic class and the DRAM
+// energy's command counts per class. Times are nanoseconds at the boundary, DRAM clocks inside;
 // SystemC-free.
 #pragma once
 
