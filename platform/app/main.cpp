@@ -2,6 +2,9 @@
 // Exit codes: 0 success, 1 simulation failure (including firmware that
 // ends with a nonzero code), 2 bad input.
 #include <cstdlib>
+#ifdef __GLIBC__
+#include <malloc.h>
+#endif
 #include <fstream>
 #include <iostream>
 #include <systemc>
@@ -185,5 +188,14 @@ int sc_main(int argc, char** argv) {
 // before the SystemC kernel starts.
 int main(int argc, char** argv) {
   setenv("SYSTEMC_DISABLE_COPYRIGHT_MESSAGE", "1", 0);
+#ifdef __GLIBC__
+  // A decode allocates and frees buffers of the same sizes millions of
+  // times (result words, DMA queues, per-instruction tables, a bandwidth
+  // series that grows). glibc would hand large ones back to the kernel and
+  // trim the heap after each, so the next one page-faults again; keeping
+  // freed memory in the process costs no more than the run's peak.
+  mallopt(M_MMAP_THRESHOLD, 64 << 20);
+  mallopt(M_TRIM_THRESHOLD, 256 << 20);
+#endif
   return sc_core::sc_elab_and_sim(argc, argv);
 }

@@ -58,6 +58,16 @@ bandwidth_recorder::bandwidth_recorder(const sc_core::sc_time& window, double pe
   if (window_ticks_ == 0) throw std::invalid_argument("bandwidth_recorder: window must be > 0");
 }
 
+void bandwidth_recorder::window_series::grow_to(size_t n) {
+  while (blocks_.size() * kBlockRows < n) blocks_.emplace_back(kBlockRows, window_row{});
+  size_ = std::max(size_, n);
+}
+
+void bandwidth_recorder::window_series::clear() {
+  blocks_.clear();
+  size_ = 0;
+}
+
 void bandwidth_recorder::reset() {
   ports_ = {};
   classes_ = {};
@@ -82,7 +92,7 @@ void bandwidth_recorder::spread(size_t port_series, size_t class_series, uint64_
                                 uint64_t end, uint64_t bytes) {
   const uint64_t first = start / window_ticks_;
   const uint64_t last = end > start ? (end - 1) / window_ticks_ : first;
-  if (windows_.size() <= last) windows_.resize(last + 1, window_row{});
+  if (windows_.size() <= last) windows_.grow_to(last + 1);
   uint64_t given = 0;
   for (uint64_t w = first; w <= last; ++w) {
     uint64_t upto = bytes;
@@ -107,7 +117,7 @@ uint64_t bandwidth_recorder::window_bytes(traffic_class c, size_t w) const {
 
 double bandwidth_recorder::peak_of(size_t series) const {
   uint64_t best = 0;
-  for (const auto& row : windows_) best = std::max(best, row[series]);
+  for (size_t w = 0; w < windows_.size(); ++w) best = std::max(best, windows_[w][series]);
   return static_cast<double>(best) / window_ns_;
 }
 
@@ -121,7 +131,8 @@ double bandwidth_recorder::peak_gbps(traffic_class c) const {
 
 double bandwidth_recorder::peak_gbps_total() const {
   uint64_t best = 0;
-  for (const auto& row : windows_) {
+  for (size_t w = 0; w < windows_.size(); ++w) {
+    const window_row& row = windows_[w];
     uint64_t sum = 0;
     for (size_t p = 0; p < kDdrPorts; ++p) sum += row[p];
     best = std::max(best, sum);

@@ -96,6 +96,23 @@ class bandwidth_recorder {
  private:
   static constexpr size_t kSeries = kDdrPorts + kTrafficClasses;
   using window_row = std::array<uint64_t, kSeries>;
+  // The windows in blocks that are never moved once allocated: a series of
+  // hundreds of thousands of windows grows without copying itself.
+  class window_series {
+   public:
+    size_t size() const { return size_; }
+    window_row& operator[](size_t w) { return blocks_[w / kBlockRows][w % kBlockRows]; }
+    const window_row& operator[](size_t w) const {
+      return blocks_[w / kBlockRows][w % kBlockRows];
+    }
+    void grow_to(size_t n);  // new windows are zero
+    void clear();
+
+   private:
+    static constexpr size_t kBlockRows = 4096;
+    std::vector<std::vector<window_row>> blocks_;
+    size_t size_ = 0;
+  };
 
   double peak_of(size_t series) const;
   nlohmann::json totals_json(const traffic_totals& t, double peak_gbps) const;
@@ -110,7 +127,7 @@ class bandwidth_recorder {
   std::array<traffic_totals, kDdrPorts> ports_;
   std::array<traffic_totals, kTrafficClasses> classes_;
   traffic_totals total_;
-  std::vector<window_row> windows_;
+  window_series windows_;
 };
 
 }  // namespace pccx::mem

@@ -47,12 +47,6 @@ void stream_fifo::wait_for_space(uint64_t bytes) {
   stats_.producer_stall += sc_core::sc_time_stamp() - t0;
 }
 
-void stream_fifo::notify_space() {
-  // A waiter re-checks the space when it wakes, so a notification no one
-  // waits for can be left out.
-  if (space_waiters_ > 0) popped_.notify(sc_core::SC_ZERO_TIME);
-}
-
 void stream_fifo::reserve(uint64_t bytes) {
   wait_for_space(bytes);
   reserved_ += bytes;
@@ -109,7 +103,7 @@ bool stream_fifo::try_push(uint64_t bytes, const sc_time& ready, const uint8_t* 
   return true;
 }
 
-sc_time stream_fifo::remove(uint64_t bytes, uint8_t* out) {
+sc_time stream_fifo::remove_chunks(uint64_t bytes, uint8_t* out) {
   sc_time latest = sc_core::SC_ZERO_TIME;
   uint64_t left = bytes;
   while (left > 0) {
@@ -126,11 +120,7 @@ sc_time stream_fifo::remove(uint64_t bytes, uint8_t* out) {
     std::memcpy(out + first, &ring_[0], bytes - first);
   }
   if (!functional_ && out) std::memset(out, 0, bytes);  // timing mode carries no data
-  head_ += bytes;  // bytes <= level <= capacity: one wrap at most
-  if (head_ >= capacity_) head_ -= capacity_;
-  level_ -= bytes;
-  stats_.bytes_popped += bytes;
-  notify_space();
+  consumed(bytes);
   return latest;
 }
 
@@ -158,17 +148,6 @@ sc_time stream_fifo::pop(uint64_t bytes, uint8_t* out) {
   stats_.consumer_stall += sc_core::sc_time_stamp() - t0;
   remove(bytes, out);
   return sc_core::sc_time_stamp();
-}
-
-std::optional<sc_time> stream_fifo::try_pop(uint64_t bytes, uint8_t* out,
-                                            const sc_time& consumer_time) {
-  if (bytes > level_) return std::nullopt;
-  const sc_time ready = remove(bytes, out);
-  if (ready > consumer_time) {
-    stats_.consumer_stall += ready - consumer_time;
-    return ready;
-  }
-  return consumer_time;
 }
 
 }  // namespace pccx::mem

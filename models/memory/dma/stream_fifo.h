@@ -77,7 +77,15 @@ class stream_fifo {
   // are present, removes them and returns max(consumer_time, their ready
   // time), counting the difference as consumer stall; nullopt otherwise.
   std::optional<sc_core::sc_time> try_pop(uint64_t bytes, uint8_t* out,
-                                          const sc_core::sc_time& consumer_time);
+                                          const sc_core::sc_time& consumer_time) {
+    if (bytes > level_) return std::nullopt;
+    const sc_core::sc_time ready = remove(bytes, out);
+    if (ready > consumer_time) {
+      stats_.consumer_stall += ready - consumer_time;
+      return ready;
+    }
+    return consumer_time;
+  }
 
   const stats& statistics() const { return stats_; }
 
@@ -87,9 +95,31 @@ class stream_fifo {
     sc_core::sc_time ready;
   };
   void append(uint64_t bytes, const sc_core::sc_time& ready, const uint8_t* data);
-  sc_core::sc_time remove(uint64_t bytes, uint8_t* out);  // returns the latest ready time
+  // Removes `bytes` (<= level); returns the latest ready time among them.
+  // Inline for the common case, bytes inside the oldest chunk and no data
+  // to hand out: a GEMV pops millions of row records per decoded token.
+  sc_core::sc_time remove(uint64_t bytes, uint8_t* out) {
+    if (out || bytes == 0 || chunks_.front().bytes <= bytes) return remove_chunks(bytes, out);
+    chunk& c = chunks_.front();
+    c.bytes -= bytes;
+    consumed(bytes);
+    return c.ready;
+  }
+  sc_core::sc_time remove_chunks(uint64_t bytes, uint8_t* out);  // any case
+  // The bookkeeping of `bytes` leaving: ring head, level, statistics, space.
+  void consumed(uint64_t bytes) {
+    head_ += bytes;  // bytes <= level <= capacity: one wrap at most
+    if (head_ >= capacity_) head_ -= capacity_;
+    level_ -= bytes;
+    stats_.bytes_popped += bytes;
+    notify_space();
+  }
   void wait_for_space(uint64_t bytes);
-  void notify_space();  // wakes a producer waiting for space, if one is
+  // Wakes a producer waiting for space, if one is. A waiter re-checks the
+  // space when it wakes, so a notification no one waits for is left out.
+  void notify_space() {
+    if (space_waiters_ > 0) popped_.notify(sc_core::SC_ZERO_TIME);
+  }
 
   std::string name_;
   uint64_t capacity_;

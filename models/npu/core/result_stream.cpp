@@ -18,19 +18,25 @@ void result_stream::publish(uint32_t word, const sc_core::sc_time& ready) {
     throw std::out_of_range("result stream of #" + std::to_string(producer_seq_) + ": word " +
                             std::to_string(word) + " outside its range");
   ready_[word - range_.first] = ready;
-  changed_.notify(sc_core::SC_ZERO_TIME);
+  // A waiter re-checks its word when it wakes, so a notification no one
+  // waits for is left out (a GEMV publishes every result word).
+  if (waiters_ > 0) changed_.notify(sc_core::SC_ZERO_TIME);
 }
 
 void result_stream::close() {
   if (closed_) return;
   closed_ = true;
-  changed_.notify(sc_core::SC_ZERO_TIME);
+  if (waiters_ > 0) changed_.notify(sc_core::SC_ZERO_TIME);
 }
 
 std::optional<sc_core::sc_time> result_stream::wait_for(uint32_t word) {
   if (word < range_.first || word - range_.first >= range_.words) return std::nullopt;
   const auto& slot = ready_[word - range_.first];
-  while (!slot && !closed_) sc_core::wait(changed_);
+  while (!slot && !closed_) {
+    ++waiters_;
+    sc_core::wait(changed_);
+    --waiters_;
+  }
   return slot;
 }
 

@@ -44,6 +44,7 @@ class result_stream {
   std::vector<std::optional<sc_core::sc_time>> ready_;
   bool closed_ = false;
   sc_core::sc_event changed_;
+  unsigned waiters_ = 0;  // consumer threads in wait_for
 };
 
 }  // namespace pccx::npu

@@ -68,6 +68,7 @@ struct gemv_unit::job {
   bool functional = false;
   uint32_t F = 0, S = 0, G = 0;  // FIFOs, scales per row, K elements per scale
   uint32_t act_words = 0, out_words = 0, records = 0;
+  bool in_order = false;  // record p is output row p, from FIFO p mod F (INT4 rows)
   uint64_t k_cycles = 0;
   sc_time period, row_time, pipe;
   bool dequant = false;
@@ -194,24 +195,22 @@ void gemv_unit::load_activations(job& jb) {
 void gemv_unit::order_records(job& jb) {
   const uint32_t records = jb.records = jb.kv_values ? jb.K : jb.N;
   const uint32_t F = jb.F;
+  // INT4 rows need no tables: the order is the identity.
+  jb.in_order = !jb.codec;
+  if (jb.in_order) return;
   std::vector<uint32_t>& order = scratch_.order;
   std::vector<uint32_t>& fifo_of = scratch_.fifo_of;
   std::vector<uint32_t>& step_of = scratch_.step_of;
   order.assign(records, 0);
   fifo_of.assign(records, 0);
   step_of.assign(records, 0);
-  if (jb.codec) {
-    std::vector<uint32_t> part(F + 1);  // part f: records part[f] .. part[f + 1] - 1
-    for (uint32_t f = 0; f <= F; ++f) part[f] = static_cast<uint32_t>(uint64_t{f} * records / F);
-    uint32_t p = 0;
-    for (uint32_t i = 0; p < records; ++i)
-      for (uint32_t f = 0; f < F; ++f)
-        if (part[f] + i < part[f + 1]) order[p] = part[f] + i, fifo_of[p] = f, ++p;
-  } else {
-    for (uint32_t n = 0, f = 0; n < records; ++n, f = f + 1 == F ? 0 : f + 1)
-      order[n] = n, fifo_of[n] = f;
-  }
-  for (uint32_t p = 0; p < records; ++p) step_of[order[p]] = p;
+  std::vector<uint32_t> part(F + 1);  // part f: records part[f] .. part[f + 1] - 1
+  for (uint32_t f = 0; f <= F; ++f) part[f] = static_cast<uint32_t>(uint64_t{f} * records / F);
+  uint32_t p = 0;
+  for (uint32_t i = 0; p < records; ++i)
+    for (uint32_t f = 0; f < F; ++f)
+      if (part[f] + i < part[f + 1]) order[p] = part[f] + i, fifo_of[p] = f, ++p;
+  for (uint32_t q = 0; q < records; ++q) step_of[order[q]] = q;
 }
 
 // Result words in the order they complete: word w is written (and published
@@ -224,7 +223,10 @@ void gemv_unit::order_result_words(job& jb) {
   const std::vector<uint32_t>& step_of = scratch_.step_of;
   std::vector<uint32_t>& last_step = scratch_.last_step;
   last_step.assign(out_words, records - 1);  // value accumulation: the end
-  if (!jb.kv_values)
+  if (jb.in_order)  // step = output column
+    for (uint32_t w = 0; w < out_words; ++w)
+      last_step[w] = matmul::last_column_of_word(w, uint64_t{jb.M} * N, N);
+  else if (!jb.kv_values)
     for (uint32_t w = 0; w < out_words; ++w) {
       uint32_t last = 0;
       const matmul::word_span span = matmul::elements_of_word(w, uint64_t{jb.M} * N);
@@ -290,10 +292,11 @@ void gemv_unit::stream_records(job& jb) {
   const uint32_t M = jb.M, N = jb.N;
   const bool one_queue = jb.head_parallel || jb.kv_values;
   std::vector<sc_time>& done = scratch_.done;
-  uint32_t core = 0;
+  uint32_t core = 0, next_fifo = 0;  // in order: p mod active, p mod F
   for (uint32_t p = 0; p < jb.records; ++p) {
-    const uint32_t n = scratch_.order[p];
-    mem::stream_fifo& fifo = *fifos_[scratch_.fifo_of[p]];
+    const uint32_t n = jb.in_order ? p : scratch_.order[p];
+    mem::stream_fifo& fifo = *fifos_[jb.in_order ? next_fifo : scratch_.fifo_of[p]];
+    if (++next_fifo == jb.F) next_fifo = 0;
     sc_time& free_at = jb.core_free[core];  // p mod active, or the one shared queue
     if (!one_queue && ++core == jb.active) core = 0;
     uint8_t* buf = jb.functional ? jb.rec_buf.data() : nullptr;

@@ -93,10 +93,12 @@ word_span elements_of_word(uint32_t w, uint64_t elements) {
 }
 
 uint32_t last_column_of_word(uint32_t w, uint64_t elements, uint32_t n) {
-  uint32_t last = 0;
   const word_span s = elements_of_word(w, elements);
-  for (uint64_t i = s.first; i < s.last; ++i) last = std::max(last, static_cast<uint32_t>(i % n));
-  return last;
+  if (s.last <= s.first) return 0;
+  // Columns rise along a row: a span inside one row ends on its highest,
+  // one that crosses a row's end holds column n - 1.
+  if (s.first / n != (s.last - 1) / n) return n - 1;
+  return static_cast<uint32_t>((s.last - 1) % n);
 }
 
 void form_result_word(uint8_t* word, uint32_t w, const std::vector<float>& y, bool accm) {
@@ -112,9 +114,8 @@ void form_result_word(uint8_t* word, uint32_t w, const std::vector<float>& y, bo
   }
 }
 
-sc_core::sc_time take_weights(decoupled_clock& clock, mem::stream_fifo& fifo, uint64_t bytes,
-                              uint8_t* buf, const sc_core::sc_time& at) {
-  if (auto t = fifo.try_pop(bytes, buf, at)) return *t;
+sc_core::sc_time wait_for_weights(decoupled_clock& clock, mem::stream_fifo& fifo, uint64_t bytes,
+                                  uint8_t* buf, const sc_core::sc_time& at) {
   clock.sync_to(at);
   return std::max(fifo.pop(bytes, buf), at);
 }

@@ -112,7 +112,13 @@ void form_result_word(uint8_t* word, uint32_t w, const std::vector<float>& y, bo
 // Takes `bytes` from `fifo` for a consumer whose local time is `at`; returns
 // when they are available (>= at). When the FIFO does not hold them yet the
 // thread synchronises to `at` and blocks, so the producer can catch up.
-sc_core::sc_time take_weights(decoupled_clock& clock, mem::stream_fifo& fifo, uint64_t bytes,
-                              uint8_t* buf, const sc_core::sc_time& at);
+// Inline: the engines take a record this way millions of times per token.
+sc_core::sc_time wait_for_weights(decoupled_clock& clock, mem::stream_fifo& fifo, uint64_t bytes,
+                                  uint8_t* buf, const sc_core::sc_time& at);
+inline sc_core::sc_time take_weights(decoupled_clock& clock, mem::stream_fifo& fifo,
+                                     uint64_t bytes, uint8_t* buf, const sc_core::sc_time& at) {
+  if (auto t = fifo.try_pop(bytes, buf, at)) return *t;
+  return wait_for_weights(clock, fifo, bytes, buf, at);
+}
 
 }  // namespace pccx::npu::matmul

@@ -15,6 +15,7 @@ constexpr uint64_t kMaxBurstsPerPiece = 256;
 
 dram_rank::dram_rank(const dram_timing& timing, const address_map& map, config::page_policy policy)
     : t_(timing),
+      refi_(static_cast<int64_t>(timing.refi)),
       map_(map),
       policy_(policy),
       groups_count_(1u << map.bank_group_bits().size()),
@@ -27,21 +28,20 @@ dram_rank::dram_rank(const dram_timing& timing, const address_map& map, config::
 }
 
 int64_t dram_rank::refresh_window_end(int64_t clock) const {
-  if (clock < static_cast<int64_t>(t_.refi)) return clock;
-  const int64_t start = clock / static_cast<int64_t>(t_.refi) * static_cast<int64_t>(t_.refi);
+  if (clock < refi_) return clock;
+  const int64_t start = period_start(clock);
   return clock < start + static_cast<int64_t>(t_.rfc) ? start + t_.rfc : clock;
 }
 
 int64_t dram_rank::first_refresh_end_after(int64_t clock) const {
-  const auto refi = static_cast<int64_t>(t_.refi);
-  return (std::max<int64_t>(clock, 0) / refi + 1) * refi + t_.rfc;
+  return period_start(std::max<int64_t>(clock, 0)) + refi_ + t_.rfc;
 }
 
 bool dram_rank::refreshed_between(int64_t a, int64_t b) const {
-  // A window starting in (a, b] closed every row in between.
+  // A window starting in (a, b] closed every row in between: b's period
+  // began after a.
   if (b <= a) return false;
-  const auto refi = static_cast<int64_t>(t_.refi);
-  return std::max<int64_t>(b, 0) / refi > std::max<int64_t>(a, 0) / refi;
+  return std::max<int64_t>(a, 0) < period_start(std::max<int64_t>(b, 0));
 }
 
 int64_t dram_rank::clearance(const interval& a, const interval& b) const {
@@ -76,7 +76,7 @@ int64_t dram_rank::free_slot(int64_t from, const interval& data) const {
       }
     }
     // The next refresh window must not start inside [c, c + span).
-    const int64_t next_refresh = (c / refi + 1) * refi;
+    const int64_t next_refresh = period_start(c) + refi;
     if (c + span > next_refresh) {
       c = next_refresh + t_.rfc;
       continue;
@@ -93,7 +93,7 @@ int64_t dram_rank::bus_end_before(int64_t clock) const {
                              [](int64_t t, const interval& iv) { return t < iv.end; });
   int64_t end = it == bus_.begin() ? kNever : std::prev(it)->end;
   const auto refi = static_cast<int64_t>(t_.refi);
-  if (clock >= refi) end = std::max(end, std::min(clock, clock / refi * refi + t_.rfc));
+  if (clock >= refi) end = std::max(end, std::min(clock, period_start(clock) + t_.rfc));
   return end;
 }
 
@@ -162,31 +162,41 @@ int64_t dram_rank::activate_slot(int64_t from, uint32_t group) const {
     return t;
   // A gap found in a few steps, or in time order after the last activate
   // (the walk through a dense run of later activates would cost more than
-  // the gap is worth).
+  // the gap is worth). Each step looks at up to four activates on either
+  // side of t; t only moves forward, so the first at or after it does too.
+  auto p = near;
   for (int guard = 0; guard < 6; ++guard) {
-    const auto p = guard == 0 ? near : std::lower_bound(acts_.begin(), acts_.end(), t, by_clock);
+    while (p != acts_.end() && p->clock < t) ++p;
     const auto first = p - std::min<std::ptrdiff_t>(4, p - acts_.begin());
     const auto last = p + std::min<std::ptrdiff_t>(4, acts_.end() - p);
+    // tRRD: the earliest activate of those closer than its spacing moves t
+    // past it. Only those within rrd_max of t can be, so the scan starts
+    // at the first of them.
+    auto it = p;
+    while (it != first && std::prev(it)->clock > t - rrd_max) --it;
     bool moved = false;
-    for (auto it = first; it != last && !moved; ++it) {
+    for (; it != last && it->clock < t + rrd_max; ++it) {
       const int64_t need = it->group == group ? t_.rrd_l : t_.rrd_s;
       if (it->clock > t - need && it->clock < t + need) {
         t = it->clock + need;
         moved = true;
+        break;
       }
     }
     if (moved) continue;
-    // tFAW: with t among them, no five activates may fall within faw clocks.
-    std::array<int64_t, 9> w{};
-    size_t count = 0, at = 0;
-    for (auto it = first; it != p; ++it) w[count++] = it->clock;
-    at = count;
-    w[count++] = t;
-    for (auto it = p; it != last; ++it) w[count++] = it->clock;
+    // tFAW: with t among them, no five activates may fall within faw
+    // clocks. Position k of the merged run: the activates before p, t at
+    // `at`, then those from p.
+    const auto at = static_cast<size_t>(p - first);
+    const auto count = static_cast<size_t>(last - first) + 1;
+    const auto clock_at = [&](size_t k) {
+      return k < at ? first[static_cast<std::ptrdiff_t>(k)].clock
+                    : k == at ? t : first[static_cast<std::ptrdiff_t>(k) - 1].clock;
+    };
     for (size_t j = at >= 4 ? at - 4 : 0; j <= at && j + 4 < count; ++j) {
-      if (w[j + 4] - w[j] < faw) {
+      if (clock_at(j + 4) - clock_at(j) < faw) {
         // Move past the earliest other activate of the crowded window.
-        t = (j == at ? w[j + 1] : w[j]) + faw;
+        t = clock_at(j == at ? j + 1 : j) + faw;
         moved = true;
         break;
       }

@@ -128,6 +128,15 @@ class dram_rank {
   int64_t clearance(const interval& a, const interval& b) const;
   const interval* interval_before(int64_t clock) const;
   int64_t refresh_window_end(int64_t clock) const;  // clock itself when outside a window
+  // clock / tREFI x tREFI: where the refresh period holding `clock` starts
+  // (clock >= 0). Most questions are about the period of the last one, so
+  // that period is kept rather than divided for again.
+  int64_t period_start(int64_t clock) const {
+    if (clock >= period_start_ && clock < period_start_ + refi_) return period_start_;
+    const int64_t start = clock / refi_ * refi_;
+    if (clock >= 0) period_start_ = start;
+    return start;
+  }
   void reserve_bus(const interval& iv);
   int64_t bus_end_before(int64_t clock) const;
   bool refreshed_between(int64_t a, int64_t b) const;
@@ -135,6 +144,8 @@ class dram_rank {
   void note_all_closed(int64_t clock);
 
   dram_timing t_;
+  int64_t refi_;                      // tREFI in clocks
+  mutable int64_t period_start_ = 0;  // period_start()'s last answer
   address_map map_;
   config::page_policy policy_;
   uint32_t groups_count_, banks_per_group_;
