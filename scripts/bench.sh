@@ -44,7 +44,7 @@ if [ -z "$exe" ]; then
   # shellcheck source=SCRIPTDIR/lib/install_missing.sh
   source "$root/scripts/lib/install_missing.sh"
   install_missing build-essential cmake pkg-config libsystemc-dev nlohmann-json3-dev \
-    libboost-program-options-dev libbenchmark-dev
+    libboost-program-options-dev libbenchmark-dev libunicorn-dev
   cmake -S "$root" -B "$build" -DCMAKE_BUILD_TYPE=Release -DPCCX_BUILD_TESTS=OFF \
     -DPCCX_BUILD_BENCH=ON >/dev/null
   cmake --build "$build" -j "$(nproc 2>/dev/null || echo 2)" >/dev/null

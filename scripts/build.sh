@@ -11,9 +11,11 @@ jobs=$(nproc 2>/dev/null || echo 2)
 mode="${1:-}"
 
 packages=(build-essential cmake pkg-config libsystemc-dev nlohmann-json3-dev
-          libboost-program-options-dev libgtest-dev libbenchmark-dev)
+          libboost-program-options-dev libgtest-dev libbenchmark-dev
+          libunicorn-dev)  # the AArch64 instruction-set simulator
 if [ "$mode" = test ]; then
-  packages+=(gcc-aarch64-linux-gnu)  # the firmware cross-compile test
+  # The firmware programs as AArch64 ELFs, and the tests that run them.
+  packages+=(gcc-aarch64-linux-gnu)
 fi
 
 # shellcheck source=SCRIPTDIR/lib/install_missing.sh

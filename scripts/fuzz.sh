@@ -34,7 +34,7 @@ if ! [[ "$seconds" =~ ^[0-9]+$ ]] || [ "$seconds" -eq 0 ]; then
 fi
 
 packages=(clang cmake pkg-config libsystemc-dev nlohmann-json3-dev
-          libboost-program-options-dev libgtest-dev)
+          libboost-program-options-dev libgtest-dev libunicorn-dev)
 # shellcheck source=SCRIPTDIR/lib/install_missing.sh
 source "$root/scripts/lib/install_missing.sh"
 install_missing "${packages[@]}"

@@ -15,7 +15,7 @@ jobs="${PCCX_JOBS:-$(nproc 2>/dev/null || echo 2)}"
 supp="$root/scripts/sanitize"
 
 packages=(build-essential cmake pkg-config libsystemc-dev nlohmann-json3-dev
-          libboost-program-options-dev libgtest-dev
+          libboost-program-options-dev libgtest-dev libunicorn-dev
           gcc-aarch64-linux-gnu)  # the firmware cross-compile test
 
 # shellcheck source=SCRIPTDIR/lib/install_missing.sh

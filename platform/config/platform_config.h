@@ -106,6 +106,9 @@ struct cpu_config {
   std::uint64_t mmio_write_ns = 40;
   std::uint64_t mmio_read_ns = 200;
   std::uint32_t stack_kib = 8192;
+  double clock_mhz = 1333.0;
+  double cycles_per_instruction = 1.0;
+  std::uint32_t elf_stack_kib = 64;
 
   template <class V>
   void visit(V& v) {
@@ -114,6 +117,12 @@ struct cpu_config {
     v.field("mmio_read_ns", mmio_read_ns, "Round trip of an AXI-Lite read from the A53",
             range(0, 100000));
     v.field("stack_kib", stack_kib, "Stack of the firmware thread", range(64, 1048576));
+    v.field("clock_mhz", clock_mhz,
+            "A53 clock of an AArch64 ELF firmware (1333 MHz on the K26)", range(1.0, 10000.0));
+    v.field("cycles_per_instruction", cycles_per_instruction,
+            "A53 clocks per instruction an AArch64 ELF firmware retires", range(0.01, 1000.0));
+    v.field("elf_stack_kib", elf_stack_kib,
+            "Stack mapped after an AArch64 ELF's image (SP starts at its top)", range(4, 1048576));
   }
 };
 

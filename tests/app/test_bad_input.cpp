@@ -75,7 +75,8 @@ TEST_F(BadInput, FirmwareObjectWithoutEntryPoint) {
 TEST_F(BadInput, FileThatIsNotASharedObject) {
   write_file(path("text.so"), "not an ELF file\n");
   const auto err = expect_bad_input({"--firmware", path("text.so")});
-  EXPECT_TRUE(contains(err, "cannot load")) << err;
+  EXPECT_TRUE(contains(err, "text.so")) << err;
+  EXPECT_TRUE(contains(err, "neither an AArch64 ELF executable nor a shared object")) << err;
 }
 
 TEST_F(BadInput, UnknownOptionAndCommand) {

@@ -38,6 +38,12 @@ void firmware_cpu::load(firmware_entry entry, const std::string& firmware_name) 
   firmware_name_ = firmware_name;
 }
 
+void firmware_cpu::load_elf(std::shared_ptr<const elf_image> elf) {
+  params_.elf.check(*elf);
+  firmware_name_ = elf->path();
+  elf_ = std::move(elf);
+}
+
 firmware_cpu* firmware_cpu::current() {
   return g_current;
 }
@@ -47,13 +53,20 @@ sc_core::sc_time firmware_cpu::local_time() const {
 }
 
 void firmware_cpu::run() {
-  if (!entry_) fault("no firmware loaded");
+  if (!entry_ && !elf_) fault("no firmware loaded");
   qk_.reset();
   g_current = this;
-  PCCX_LOG(log_, info, "running firmware " << firmware_name_);
+  PCCX_LOG(log_, info,
+           "running firmware " << firmware_name_ << (elf_ ? " (AArch64 ELF)" : ""));
   activity_.started = true;
   activity_.leave_platform();
-  const int rc = entry_();
+  int rc = 0;
+  if (elf_) {
+    runner_ = std::make_unique<elf_runner>(*this, elf_, params_.elf);
+    rc = runner_->run();
+  } else {
+    rc = entry_();
+  }
   activity_.enter_platform(static_cast<uint64_t>(trace::to_ns(local_time())));
   qk_.sync();
   g_current = nullptr;
@@ -76,9 +89,24 @@ firmware_cpu::~firmware_cpu() {
 void firmware_cpu::fault(const std::string& message) {
   qk_.sync();
   control_.fail(message);
-  // The firmware's C frames stay suspended on this thread; nothing unwinds
+  park();
+}
+
+void firmware_cpu::park() {
+  // The firmware's frames stay suspended on this thread; nothing unwinds
   // through them, and the simulation has been stopped.
   for (;;) wait(never_);
+}
+
+bool firmware_cpu::ddr_debug(tlm::tlm_command cmd, uint64_t address, uint8_t* data,
+                             unsigned bytes) {
+  tlm::tlm_generic_payload tx;
+  tx.set_command(cmd);
+  tx.set_address(address);
+  tx.set_data_ptr(data);
+  tx.set_data_length(bytes);
+  tx.set_streaming_width(bytes);
+  return ddr->transport_dbg(tx) == bytes;
 }
 
 void firmware_cpu::transact(tlm::tlm_command cmd, uint32_t offset, uint32_t& data) {

@@ -15,6 +15,7 @@
 
 #include <cstdint>
 #include <functional>
+#include <memory>
 #include <string>
 #include <systemc>
 #include <tlm>
@@ -23,6 +24,7 @@
 #include "infra/trace/analysis_port.h"
 #include "infra/trace/trace_hub.h"
 #include "platform/vp/bus/address_router.h"
+#include "platform/vp/cpu/elf_runner.h"
 #include "platform/vp/cpu/firmware_activity.h"
 #include "platform/vp/top/run_control.h"
 
@@ -38,6 +40,11 @@ class firmware_cpu : public sc_core::sc_module {
     uint64_t mmio_base = 0xA0000000;  // what HAL offsets are relative to
     size_t stack_bytes = 8u << 20;
     uint32_t host_block_bytes = 4096;  // DDR transaction size of pccx_host_read/write
+    // An AArch64 ELF: the A53's clock and cycles per instruction, and its
+    // memory map (elf_runner.h).
+    double clock_mhz = 1333.0;
+    double cycles_per_instruction = 1.0;
+    elf_layout elf;
   };
 
   SC_HAS_PROCESS(firmware_cpu);
@@ -52,7 +59,14 @@ class firmware_cpu : public sc_core::sc_module {
   tlm_utils::simple_initiator_socket<firmware_cpu> ddr;  // the CPU's port of the DDR controller
   sc_core::sc_in<bool> npu_irq;
 
+  // Host code: `entry` runs on this thread. An ELF: the instruction-set
+  // simulator runs it (load_elf checks its layout; throws firmware_error).
   void load(firmware_entry entry, const std::string& firmware_name);
+  void load_elf(std::shared_ptr<const elf_image> elf);
+  // "host code" or "AArch64 ELF", and the instructions the ELF retired.
+  std::string cpu_kind() const { return elf_ ? "AArch64 ELF" : "host code"; }
+  uint64_t instructions() const { return runner_ ? runner_->instructions() : 0; }
+  const params& parameters() const { return params_; }
 
   // The uCA HAL, as called from firmware through vp_hal.cpp.
   void write32(uint32_t offset, uint32_t value);
@@ -80,6 +94,7 @@ class firmware_cpu : public sc_core::sc_module {
   sc_core::sc_time local_time() const;
 
  private:
+  friend class elf_runner;
   void run();
   // Marks a HAL call: the CPU is in the platform until the guard goes.
   struct hal_call {
@@ -93,6 +108,10 @@ class firmware_cpu : public sc_core::sc_module {
   void host_transfer(tlm::tlm_command cmd, uint64_t ddr_addr, uint8_t* data, uint32_t bytes);
   // Ends the run as failed and parks the firmware thread for good.
   [[noreturn]] void fault(const std::string& message);
+  [[noreturn]] void park();  // the run is over: the thread waits for good
+  // An untimed access to DDR through the controller's debug interface
+  // (elf_runner's DDR window); false when the controller keeps no bytes.
+  bool ddr_debug(tlm::tlm_command cmd, uint64_t address, uint8_t* data, unsigned bytes);
 
   params params_;
   run_control& control_;
@@ -102,6 +121,8 @@ class firmware_cpu : public sc_core::sc_module {
   tlm_utils::tlm_quantumkeeper qk_;
   firmware_entry entry_ = nullptr;
   std::string firmware_name_;
+  std::shared_ptr<const elf_image> elf_;
+  std::unique_ptr<elf_runner> runner_;
   sc_core::sc_event never_;
   firmware_activity activity_;
   const wall_clock_watchdog* watchdog_ = nullptr;

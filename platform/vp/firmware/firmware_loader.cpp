@@ -1,8 +1,10 @@
 #include "platform/vp/firmware/firmware_loader.h"
 
 #include <dlfcn.h>
+#include <elf.h>
 
 #include <algorithm>
+#include <fstream>
 
 #include "uCA_v1_hal.h"
 
@@ -30,9 +32,12 @@ const std::vector<builtin>& builtins() {
   return list;
 }
 
+bool ends_with(const std::string& s, const std::string& suffix) {
+  return s.size() > suffix.size() && s.compare(s.size() - suffix.size(), suffix.size(), suffix) == 0;
+}
+
 bool looks_like_path(const std::string& s) {
-  return s.find('/') != std::string::npos ||
-         (s.size() > 3 && s.compare(s.size() - 3, 3, ".so") == 0);
+  return s.find('/') != std::string::npos || ends_with(s, ".so") || ends_with(s, ".elf");
 }
 
 }  // namespace
@@ -58,7 +63,23 @@ firmware_image load_firmware(const std::string& name_or_path) {
     for (const auto& n : builtin_firmware_names()) known += (known.empty() ? "" : ", ") + n;
     throw firmware_error("--firmware " + name_or_path +
                          ": no built-in program of that name (built in: " + known +
-                         "; a shared object needs a path containing '/' or ending in .so)");
+                         "; a file needs a path containing '/' or ending in .so or .elf)");
+  }
+
+  // The board's binary: an AArch64 ELF (a shared object for the host is
+  // ELF too, and goes to dlopen below).
+  const elf_image::identity id = elf_image::identify(name_or_path);
+  if (id.elf && (id.machine == EM_AARCH64 || id.type == ET_EXEC)) {
+    img.elf = std::make_shared<const elf_image>(elf_image::load(name_or_path));
+    img.origin = "AArch64 ELF";
+    return img;
+  }
+  if (!id.elf) {
+    std::ifstream probe(name_or_path);
+    if (probe)
+      throw firmware_error("--firmware " + name_or_path +
+                           ": neither an AArch64 ELF executable nor a shared object (no ELF "
+                           "header)");
   }
 
   // RTLD_NOW reports unresolved symbols here rather than mid-run; RTLD_LOCAL

@@ -16,6 +16,12 @@ runtime_params to_runtime(const config::platform_config& cfg) {
 
   rt.cpu.mmio_base = cfg.memory_map.npu_base;
   rt.cpu.stack_bytes = static_cast<size_t>(cfg.cpu.stack_kib) * 1024u;
+  rt.cpu.clock_mhz = cfg.cpu.clock_mhz;
+  rt.cpu.cycles_per_instruction = cfg.cpu.cycles_per_instruction;
+  rt.cpu.elf.npu_base = cfg.memory_map.npu_base;
+  rt.cpu.elf.ddr_base = cfg.memory_map.ddr_base;
+  rt.cpu.elf.ddr_size = cfg.memory_map.ddr_size;
+  rt.cpu.elf.stack_bytes = uint64_t{cfg.cpu.elf_stack_kib} * 1024u;
   rt.quantum = sc_time(static_cast<double>(cfg.simulation.quantum_ns), SC_NS);
   rt.max_time = sc_time(static_cast<double>(cfg.simulation.max_time_ms), sc_core::SC_MS);
   rt.mmio_read_latency = sc_time(static_cast<double>(cfg.cpu.mmio_read_ns), SC_NS);

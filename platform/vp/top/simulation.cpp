@@ -174,7 +174,16 @@ nlohmann::json run_result::summary(const config::platform_config& cfg,
   nlohmann::json markers_json = nlohmann::json::array();
   for (size_t i = 0; i < markers.size() && i < marker_times_ns.size(); ++i)
     markers_json.push_back({{"t_ns", marker_times_ns[i]}, {"marker", markers[i]}});
+  nlohmann::json cpu = {{"kind", cpu_kind}};
+  if (fw.elf) {
+    cpu["instructions"] = cpu_instructions;
+    cpu["clock_mhz"] = cfg.cpu.clock_mhz;
+    cpu["cycles_per_instruction"] = cfg.cpu.cycles_per_instruction;
+    cpu["instruction_time_ns"] = static_cast<double>(cpu_instructions) *
+                                 cfg.cpu.cycles_per_instruction * 1e3 / cfg.cpu.clock_mhz;
+  }
   return {{"firmware", {{"name", fw.name}, {"origin", fw.origin}}},
+          {"cpu", cpu},
           {"outcome", state_name(state)},
           {"exit_code", exit_code},
           {"message", message},
@@ -216,7 +225,10 @@ run_result run_simulation(const config::platform_config& cfg, const firmware_ima
 
   tlm_utils::tlm_quantumkeeper::set_global_quantum(rt.quantum);
   platform_top top(rt, traces, console);
-  top.cpu.load(fw.entry, fw.name);
+  if (fw.elf)
+    top.cpu.load_elf(fw.elf);
+  else
+    top.cpu.load(fw.entry, fw.name);
   run_outputs outputs(cfg, rt, top);  // trace.perfetto.json, signals.vcd, session.pccx
   if (customize) customize(top);
   for (const auto& w : fw.warnings) PCCX_LOG(log, warning, w);
@@ -235,6 +247,8 @@ run_result run_simulation(const config::platform_config& cfg, const firmware_ima
   r.message = top.control.message();
   r.sim_time_ns = trace::to_ns(sc_core::sc_time_stamp());
   r.instructions_retired = top.npu.cmd().retired();
+  r.cpu_kind = top.cpu.cpu_kind();
+  r.cpu_instructions = top.cpu.instructions();
   const auto& pc = top.npu.counters();
   for (uint32_t i = 0; i < npu::perf_counters::size(); ++i) {
     const uint64_t v = top.npu.cmd().counter(i);

@@ -30,7 +30,9 @@ struct run_result {
   std::string message;
   double sim_time_ns = 0;
   double wall_time_s = 0;
-  uint64_t instructions_retired = 0;
+  uint64_t instructions_retired = 0;  // by the NPU
+  std::string cpu_kind;               // "host code" or "AArch64 ELF"
+  uint64_t cpu_instructions = 0;      // retired by the AArch64 firmware CPU
   std::vector<std::pair<std::string, uint64_t>> counters;
   std::vector<std::string> printed;  // lines the firmware printed
   std::vector<std::string> markers;

@@ -1,0 +1,230 @@
+// The board's own binary on the platform: every firmware program, built as
+// the static AArch64 ELF that goes onto the KV260 (uCA driver, KV260
+// bare-metal HAL, kv260_start.c), runs on the instruction-set simulator and
+// does what its host-code build does: the same exit code, console lines, NPU
+// instruction trace and register writes. (Register reads differ by design:
+// the board's HAL polls STATUS where the platform's HAL sleeps on the NPU's
+// line.) And each way an ELF can be wrong is a clear error.
+#include <elf.h>
+
+#include <cstring>
+#include <fstream>
+
+#include "e2e_util.h"
+
+namespace e2e {
+namespace {
+
+std::string elf_of(const std::string& program) {
+  return std::string(PCCX_BINARY_DIR) + "/firmware/aarch64/programs/" + program + ".elf";
+}
+
+// The trace without what depends on the CPU's own speed: times.
+std::vector<json> untimed(const std::vector<json>& records) {
+  std::vector<json> out;
+  for (json r : records) {
+    if (is_marker(r)) continue;
+    for (auto it = r.begin(); it != r.end();) {
+      const std::string k = it.key();
+      if (k == "t_ns" || k.rfind("t_", 0) == 0 || k.find("_ns") != std::string::npos)
+        it = r.erase(it);
+      else
+        ++it;
+    }
+    out.push_back(r);
+  }
+  return out;
+}
+
+// Console lines, but for those that print the simulated time.
+std::vector<std::string> untimed_lines(const json& printed) {
+  std::vector<std::string> out;
+  for (const auto& line : printed)
+    if (line.get<std::string>().find("simulated ns") == std::string::npos) out.push_back(line);
+  return out;
+}
+
+// Register writes, but for the console's characters (compared as lines,
+// above, since some print the simulated time).
+std::vector<json> writes_of(const std::vector<json>& mmio) {
+  std::vector<json> out;
+  for (const json& r : untimed(mmio))
+    if (r.value("op", "") == "W" && r.value("reg", "") != "simctl.PUTC") out.push_back(r);
+  return out;
+}
+
+struct way {
+  proc_result r;
+  std::vector<json> instructions, mmio;
+  json summary;
+};
+
+class Aarch64Firmware : public E2E, public ::testing::WithParamInterface<std::string> {
+ protected:
+  way run_as(const std::string& firmware, const std::string& tag) {
+    way w;
+    w.r = vp({"--firmware", firmware, "--trace-instructions", tag + "_instr.jsonl",
+              "--trace-mmio", tag + "_mmio.jsonl", "--out", tag});
+    w.instructions = read_jsonl(path(tag + "_instr.jsonl"));
+    w.mmio = read_jsonl(path(tag + "_mmio.jsonl"));
+    w.summary = json::parse(read_file(path(tag + "/summary.json")));
+    return w;
+  }
+};
+
+TEST_P(Aarch64Firmware, RunsAsTheHostCodeBuildDoes) {
+  const std::string program = GetParam();
+  ASSERT_TRUE(fs::exists(elf_of(program))) << elf_of(program);
+  const way host = run_as(program, "host");
+  const way elf = run_as(elf_of(program), "elf");
+  EXPECT_EQ(elf.r.exit_code, host.r.exit_code) << describe(elf.r);
+  EXPECT_EQ(elf.summary["outcome"], host.summary["outcome"]);
+  EXPECT_EQ(untimed_lines(elf.summary["printed"]), untimed_lines(host.summary["printed"]));
+  EXPECT_EQ(elf.summary["instructions_retired"], host.summary["instructions_retired"]);
+  EXPECT_EQ(untimed(elf.instructions), untimed(host.instructions));
+  EXPECT_EQ(writes_of(elf.mmio), writes_of(host.mmio));
+  EXPECT_EQ(host.summary["cpu"]["kind"], "host code");
+  EXPECT_EQ(elf.summary["firmware"]["origin"], "AArch64 ELF");
+  EXPECT_EQ(elf.summary["cpu"]["kind"], "AArch64 ELF");
+  // The program's own instructions take time: more than none, and the
+  // summary's figure is instructions x CPI at the A53 clock.
+  const double n = elf.summary["cpu"]["instructions"].get<double>();
+  EXPECT_GT(n, 1000);
+  EXPECT_NEAR(elf.summary["cpu"]["instruction_time_ns"].get<double>(), n * 1e3 / 1333.0, 1e-6 * n);
+}
+
+INSTANTIATE_TEST_SUITE_P(Programs, Aarch64Firmware,
+                         ::testing::Values("memset_sync", "error_recovery", "dma_roundtrip",
+                                           "ffn_example", "gemv_bringup", "gemv_bringup_buggy"));
+
+using Aarch64Time = E2E;
+
+TEST_F(Aarch64Time, CyclesPerInstructionScaleTheCpuTime) {
+  const auto fast = vp({"--firmware", elf_of("memset_sync"), "--out", "a"});
+  const auto slow = vp({"--firmware", elf_of("memset_sync"), "--out", "b", "--set",
+                        "cpu.cycles_per_instruction=4"});
+  ASSERT_EQ(fast.exit_code, 0) << describe(fast);
+  ASSERT_EQ(slow.exit_code, 0) << describe(slow);
+  const auto a = json::parse(read_file(path("a/summary.json")));
+  const auto b = json::parse(read_file(path("b/summary.json")));
+  // (The counts differ: the board's HAL polls STATUS, fewer times when each
+  // poll takes longer.)
+  for (const auto* s : {&a, &b}) {
+    const double cpi = s == &a ? 1.0 : 4.0;
+    EXPECT_NEAR((*s)["cpu"]["instruction_time_ns"].get<double>(),
+                (*s)["cpu"]["instructions"].get<double>() * cpi * 1e3 / 1333.0, 1e-6);
+  }
+  // The instructions lie between register accesses, so the run is longer.
+  EXPECT_GT(b["sim_time_ns"].get<double>(), a["sim_time_ns"].get<double>());
+}
+
+// ---- bad ELF files: exit code 2, the file and what is wrong ----------------
+
+class Aarch64BadElf : public E2E {
+ protected:
+  std::vector<uint8_t> program() {
+    std::ifstream f(elf_of("memset_sync"), std::ios::binary);
+    return {std::istreambuf_iterator<char>(f), {}};
+  }
+  std::string write(const std::string& name, const std::vector<uint8_t>& bytes) {
+    std::ofstream(path(name), std::ios::binary)
+        .write(reinterpret_cast<const char*>(bytes.data()), static_cast<std::streamsize>(bytes.size()));
+    return path(name);
+  }
+  void expect_refused(const std::string& file, const std::string& why) {
+    const auto r = vp({"--firmware", file});
+    EXPECT_EQ(r.exit_code, 2) << describe(r);
+    EXPECT_TRUE(contains(r.err, file)) << r.err;
+    EXPECT_TRUE(contains(r.err, why)) << r.err;
+  }
+};
+
+TEST_F(Aarch64BadElf, AnElfForAnotherMachine) {
+  auto b = program();
+  b[18] = EM_X86_64 & 0xff;
+  b[19] = 0;
+  expect_refused(write("x86.elf", b), "an ELF for x86-64, not AArch64");
+}
+
+TEST_F(Aarch64BadElf, ADynamicElf) {
+  auto b = program();
+  b[16] = ET_DYN;
+  expect_refused(write("dyn.elf", b), "a dynamic ELF");
+}
+
+TEST_F(Aarch64BadElf, ASegmentOutsideMemory) {
+  const auto r = vp({"--firmware", elf_of("memset_sync"), "--set", "memory_map.ddr_size=0x100000"});
+  EXPECT_EQ(r.exit_code, 2) << describe(r);
+  EXPECT_TRUE(contains(r.err, "lies outside DDR [0x00000000, 0x00100000)")) << r.err;
+}
+
+TEST_F(Aarch64BadElf, AFileThatIsNeitherElfNorSharedObject) {
+  expect_refused(write("notes.elf", {'h', 'e', 'l', 'l', 'o', '\n'}),
+                 "neither an AArch64 ELF executable nor a shared object");
+}
+
+TEST_F(Aarch64BadElf, ATruncatedElf) {
+  auto b = program();
+  b.resize(100);
+  expect_refused(write("cut.elf", b), "program header table");
+}
+
+}  // namespace
+}  // namespace e2e
+
+namespace e2e {
+namespace {
+
+// ---- programs that fault: exit code 1, the PC, the address, the symbol ----
+
+std::string test_elf(const std::string& name) {
+  return std::string(PCCX_E2E_AARCH64_DIR) + "/" + name + ".elf";
+}
+
+using Aarch64Fault = E2E;
+
+TEST_F(Aarch64Fault, AnUndefinedInstructionIsNamedWithItsWordAndFunction) {
+  const auto r = vp({"--firmware", test_elf("undefined_instruction")});
+  EXPECT_EQ(r.exit_code, 1) << describe(r);
+  EXPECT_TRUE(contains(r.err, "undefined instruction at PC 0x")) << r.err;
+  EXPECT_TRUE(contains(r.err, "(pccx_firmware_main")) << r.err;
+  EXPECT_TRUE(contains(r.err, "instruction 0x00000000")) << r.err;
+}
+
+TEST_F(Aarch64Fault, ALoadFromUnmappedMemoryNamesTheAddress) {
+  const auto r = vp({"--firmware", test_elf("unmapped_load")});
+  EXPECT_EQ(r.exit_code, 1) << describe(r);
+  EXPECT_TRUE(contains(r.err, "load from 0x200000000 (4 bytes), where no memory is mapped")) << r.err;
+  EXPECT_TRUE(contains(r.err, "pccx_firmware_main")) << r.err;
+}
+
+TEST_F(Aarch64Fault, AWideRegisterAccessIsAnAlignmentFault) {
+  const auto r = vp({"--firmware", test_elf("wide_register_access")});
+  EXPECT_EQ(r.exit_code, 1) << describe(r);
+  EXPECT_TRUE(contains(r.err, "8-byte load from 0xa0000000")) << r.err;
+  EXPECT_TRUE(contains(r.err, "aligned 32-bit accesses only")) << r.err;
+}
+
+TEST_F(Aarch64Fault, AJumpToZeroNamesTheCaller) {
+  const auto r = vp({"--firmware", test_elf("null_call")});
+  EXPECT_EQ(r.exit_code, 1) << describe(r);
+  EXPECT_TRUE(contains(r.err, "jump to address 0")) << r.err;
+  EXPECT_TRUE(contains(r.err, "LR 0x")) << r.err;
+}
+
+TEST_F(Aarch64Fault, ASpinWithoutDeviceAccessEndsAtTheWallClockLimit) {
+  const auto r = vp({"--firmware", test_elf("spin"), "--set", "simulation.max_wall_s=1"});
+  EXPECT_EQ(r.exit_code, 1) << describe(r);
+  EXPECT_FALSE(r.timed_out);
+  EXPECT_TRUE(contains(r.err, "simulation.max_wall_s")) << r.err;
+}
+
+TEST_F(Aarch64Fault, TheReturnValueOfTheProgramIsTheExitCode) {
+  const auto r = vp({"--firmware", test_elf("exit_code"), "--out", "o"});
+  EXPECT_EQ(r.exit_code, 1) << describe(r);  // a nonzero exit code fails the run
+  EXPECT_TRUE(contains(r.err + r.out, "returned 7")) << r.err << r.out;
+  EXPECT_EQ(json::parse(read_file(path("o/summary.json")))["exit_code"], 7);
+}
+
+}  // namespace
+}  // namespace e2e
