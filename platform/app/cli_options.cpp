@@ -179,6 +179,7 @@ cli_options parse_cli(int argc, char** argv) {
     if (o.kv_heads == 0) throw cli_error("--heads must be at least 1");
     o.out_dir = out_dir;
   }
+  o.firmware_given = vm.count("firmware") > 0;
   if (o.cmd == cli_options::command::decode) {
     if (o.model.empty()) throw cli_error("decode needs --model FILE");
     o.decode_tokens = vm.count("tokens") ? o.kv_tokens : 4;

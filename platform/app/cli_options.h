@@ -27,6 +27,7 @@ struct cli_options {
     list_firmware
   } cmd = command::run;
   std::string firmware = "memset_sync";
+  bool firmware_given = false;  // --firmware on the command line (decode: an AArch64 ELF)
   std::string disasm_file;
   // kv-accuracy: synthetic history length, heads averaged, first seed.
   uint32_t kv_tokens = 2048, kv_heads = 4;

@@ -53,6 +53,7 @@ int run_decode_command(const pccx::config::platform_config& cfg,
   o.sinks = opts.sinks;
   o.per_layer = opts.per_layer;
   o.reference_seed = opts.reference_seed;
+  if (opts.firmware_given) o.firmware_elf = opts.firmware;
   auto document = [&](const pccx::workload::decode_report* rep, const std::string& status,
                       const std::string& error) {
     if (!opts.json_file.empty())

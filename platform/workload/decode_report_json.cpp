@@ -53,6 +53,10 @@ nlohmann::json to_json(const decode_report& r) {
   j["ring_cap"] = r.ring_cap;
   j["latency_ns"] = r.latency_ns;
   j["instructions"] = r.instructions;
+  if (!r.cpu_instructions.empty())
+    j["cpu"] = {{"kind", "AArch64 ELF"},
+                {"instructions_per_token", r.cpu_instructions},
+                {"busy_ns_per_token", r.cpu_busy_ns}};
   j["gemv_macs"] = r.gemv_macs;
   j["macs"] = r.macs;
   j["cycles"] = r.cycles;

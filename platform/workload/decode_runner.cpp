@@ -69,23 +69,34 @@ struct logits_readback {
   std::vector<std::vector<uint16_t>> bf16;
 } g_logits;
 
-int host_then_decode(void) {
+// The host's part before the decode, the same for both CPU kinds: the
+// reference check's blobs and the parameter block into DDR.
+void place_in_ddr() {
   for (const auto& b : g_blobs)
     for (size_t at = 0; at < b.bytes.size(); at += 1u << 20) {
       const size_t n = std::min<size_t>(b.bytes.size() - at, 1u << 20);
       pccx_host_write(b.addr + at, b.bytes.data() + at, static_cast<uint32_t>(n));
     }
-  // The block goes to DDR like any host data (in timing mode the DDR keeps
-  // no bytes, so the program takes the same bytes from the host's memory).
   pccx_host_write(g_block_addr, g_block.data(), static_cast<uint32_t>(g_block.size()));
+}
+
+// And after a decode that succeeded: every token's logits back.
+void read_logits() {
+  g_logits.bf16.clear();
+  for (uint32_t t = 0; t < g_logits.tokens; ++t) {
+    g_logits.bf16.emplace_back(g_logits.vocab);
+    pccx_host_read(g_logits.addr + t * g_logits.stride, g_logits.bf16.back().data(),
+                   2 * g_logits.vocab);
+  }
+}
+
+int host_then_decode(void) {
+  place_in_ddr();
+  // In timing mode the DDR keeps no bytes, so host code takes the block
+  // from the host's memory (an ELF reads it through its view of DDR).
   const int rc = pccx_gemma_decode_run(g_block.data(), static_cast<uint32_t>(g_block.size()));
   g_logits.bf16.clear();
-  if (rc == 0)
-    for (uint32_t t = 0; t < g_logits.tokens; ++t) {
-      g_logits.bf16.emplace_back(g_logits.vocab);
-      pccx_host_read(g_logits.addr + t * g_logits.stride, g_logits.bf16.back().data(),
-                     2 * g_logits.vocab);
-    }
+  if (rc == 0) read_logits();
   return rc;
 }
 
@@ -528,20 +539,33 @@ reference_inputs stage_reference(const llm::model_config& m, const decode_plan& 
 
 // Runs the decode program; with per_layer, done_ns gets the completion
 // time of every instruction, for the per-part breakdown.
-vp::run_result simulate(const config::platform_config& cfg, bool per_layer,
+vp::run_result simulate(const config::platform_config& cfg, const decode_options& o,
                         std::vector<double>& done_ns) {
   vp::firmware_image fw;
-  fw.name = "gemma_decode";
-  fw.origin = "decode runner";
-  fw.entry = &host_then_decode;
-  auto probe = [&](vp::platform_top& top) {
-    top.npu.cmd().retirements.subscribe([&](const npu::command_processor::retire_record& r) {
-      if (r.seq >= done_ns.size()) done_ns.resize(r.seq + 1, 0);
-      done_ns[r.seq] = r.retired.to_seconds() * 1e9;
-    });
+  if (o.firmware_elf.empty()) {
+    fw.name = "gemma_decode";
+    fw.origin = "decode runner";
+    fw.entry = &host_then_decode;
+  } else {
+    fw = vp::load_firmware(o.firmware_elf);
+    if (!fw.elf)
+      throw vp::firmware_error("--firmware " + o.firmware_elf +
+                               ": decode runs its built-in program, or the program's AArch64 ELF "
+                               "(gemma_decode.elf); this is not an AArch64 ELF");
+  }
+  auto setup = [&](vp::platform_top& top) {
+    if (fw.elf) {
+      top.cpu.set_host_steps(&place_in_ddr, &read_logits);
+      // The program's boot argument: where its parameter block is.
+      top.cpu.set_boot_value("gd_param_addr", g_block_addr);
+    }
+    if (o.per_layer)
+      top.npu.cmd().retirements.subscribe([&](const npu::command_processor::retire_record& r) {
+        if (r.seq >= done_ns.size()) done_ns.resize(r.seq + 1, 0);
+        done_ns[r.seq] = r.retired.to_seconds() * 1e9;
+      });
   };
-  return per_layer ? vp::run_simulation(cfg, fw, nullptr, probe)
-                   : vp::run_simulation(cfg, fw, nullptr);
+  return vp::run_simulation(cfg, fw, nullptr, setup);
 }
 
 // Per token: the markers "decode: token t" and "decode: token t end", and
@@ -556,6 +580,14 @@ void collect_tokens(decode_report& rep, uint32_t tokens) {
       if (r.markers[i] == end) t1 = r.marker_times_ns[i];
     }
     rep.latency_ns.push_back(t0 >= 0 && t1 >= t0 ? t1 - t0 : 0);
+    if (r.cpu_kind == "AArch64 ELF") {
+      uint64_t c0 = 0, c1 = 0;
+      for (size_t i = 0; i < r.markers.size() && i < r.marker_cpu_instructions.size(); ++i) {
+        if (r.markers[i] == begin) c0 = r.marker_cpu_instructions[i];
+        if (r.markers[i] == end) c1 = r.marker_cpu_instructions[i];
+      }
+      rep.cpu_instructions.push_back(c1 >= c0 ? c1 - c0 : 0);
+    }
     const std::string key = begin + " latency_ns ";
     for (const auto& line : r.printed)
       if (line.rfind(key, 0) == 0) {
@@ -670,6 +702,7 @@ decode_report run_decode(const config::platform_config& base, const llm::model_c
   const block_addresses at = place_in_scratch(m, p);
   g_block = decode_param_block(m, p.plan, o, at, p.kvf);
   g_block_addr = p.plan.find("activations").base;
+
   g_blobs.clear();
   g_logits = {};
   const std::vector<uint32_t> ids =
@@ -683,10 +716,13 @@ decode_report run_decode(const config::platform_config& base, const llm::model_c
   rep.tokens = o.tokens;
   rep.ring_cap = o.ring_cap;
   std::vector<double> done_ns;
-  rep.run = simulate(p.cfg, o.per_layer, done_ns);
+  rep.run = simulate(p.cfg, o, done_ns);
   rep.wall_time_s = rep.run.wall_time_s;
   if (rep.run.exit_code != 0) return rep;
   collect_tokens(rep, o.tokens);
+  for (uint64_t n : rep.cpu_instructions)
+    rep.cpu_busy_ns.push_back(static_cast<double>(n) * p.cfg.cpu.cycles_per_instruction * 1e3 /
+                              p.cfg.cpu.clock_mhz);
   if (o.per_layer) rep.parts = part_times(rep.run, done_ns, o.tokens);
   if (o.reference_seed != 0) compare_with_reference(rep, m, p, ref, ids);
   collect_engines(rep, p.cfg);
@@ -715,6 +751,9 @@ std::string decode_report::text() const {
   if (mean > 0)
     s << std::setprecision(3) << "  mean of the " << latency_ns.size() << " tokens: " << mean / 1e6
       << " ms/token, " << 1e9 / mean << " tokens/s\n";
+  for (size_t t = 0; t < cpu_instructions.size(); ++t)
+    s << "  token " << t << " firmware CPU (AArch64 ELF): " << cpu_instructions[t]
+      << " instructions, " << std::setprecision(1) << cpu_busy_ns[t] / 1e3 << " us at the A53 clock\n";
   s << std::setprecision(2) << "  GEMV MAC utilisation " << 100 * gemv_utilisation << " %, NPU "
     << 100 * npu_utilisation << " %\n";
   for (const auto& [e, v] : engines)

@@ -32,6 +32,10 @@ struct decode_options {
   // logits are compared with llm::reference_decoder. Needs
   // simulation.mode=functional and a small model.
   uint64_t reference_seed = 0;
+  // Empty: the decode program runs as host code. Else the path of its
+  // AArch64 ELF (the board's binary, firmware/aarch64/programs/
+  // gemma_decode.elf in the build), run on the instruction-set simulator.
+  std::string firmware_elf;
 };
 
 // One part of a token (entry, layer l, exit, sync), averaged over the
@@ -66,6 +70,10 @@ struct decode_report {
   uint32_t context = 0, tokens = 0, ring_cap = 0;
   std::vector<double> latency_ns;      // per token, between its two markers
   std::vector<uint64_t> instructions;  // per token, NPU instructions retired
+  // An AArch64 ELF: per token, instructions the firmware CPU retired and
+  // their time at the A53 clock (cpu.clock_mhz, cpu.cycles_per_instruction).
+  std::vector<uint64_t> cpu_instructions;
+  std::vector<double> cpu_busy_ns;
   uint64_t gemv_macs = 0, macs = 0, cycles = 0;
   double gemv_utilisation = 0;                        // gemv_macs / (GEMV peak per clock x cycles)
   double npu_utilisation = 0;                         // macs / ((GEMV + GEMM peak) x cycles)

@@ -228,3 +228,53 @@ TEST_F(Aarch64Fault, TheReturnValueOfTheProgramIsTheExitCode) {
 
 }  // namespace
 }  // namespace e2e
+
+namespace e2e {
+namespace {
+
+// ---- the decode program as the board's binary -------------------------------
+
+using Aarch64Decode = E2E;
+
+TEST_F(Aarch64Decode, TheTinyFunctionalDecodeGivesTheSameLogitsBothWays) {
+  const std::vector<std::string> common = {"decode", "--model", std::string(PCCX_SOURCE_DIR) +
+                                           "/configs/models/tiny.json", "--tokens", "2", "--set",
+                                           "simulation.mode=functional", "--reference", "5"};
+  auto host_args = common, elf_args = common;
+  host_args.insert(host_args.end(), {"--json", "host.json"});
+  elf_args.insert(elf_args.end(), {"--json", "elf.json", "--firmware", elf_of("gemma_decode")});
+  const auto h = vp(host_args);
+  const auto e = vp(elf_args);
+  ASSERT_EQ(h.exit_code, 0) << describe(h);
+  ASSERT_EQ(e.exit_code, 0) << describe(e);
+  const auto hj = json::parse(read_file(path("host.json")));
+  const auto ej = json::parse(read_file(path("elf.json")));
+  const auto& hr = hj.contains("report") ? hj["report"] : hj;
+  const auto& er = ej.contains("report") ? ej["report"] : ej;
+  EXPECT_EQ(er["reference_cosine"], hr["reference_cosine"]);
+  EXPECT_EQ(er["instructions"], hr["instructions"]);
+  EXPECT_FALSE(hr.contains("cpu"));
+  ASSERT_TRUE(er.contains("cpu")) << er.dump();
+  EXPECT_GT(er["cpu"]["instructions_per_token"][0].get<double>(), 1000);
+}
+
+TEST_F(Aarch64Decode, AGemmaTokenAt1KRunsFromTheElfAndReportsTheCpuTime) {
+  const auto r = vp({"decode", "--model",
+                     std::string(PCCX_SOURCE_DIR) + "/configs/models/gemma3n-e4b.json",
+                     "--context", "1024", "--tokens", "1", "--set", "simulation.mode=timing",
+                     "--firmware", elf_of("gemma_decode")});
+  ASSERT_EQ(r.exit_code, 0) << describe(r);
+  EXPECT_TRUE(contains(r.out, "token 0 firmware CPU (AArch64 ELF): ")) << r.out;
+  EXPECT_TRUE(contains(r.out, " us at the A53 clock")) << r.out;
+}
+
+TEST_F(Aarch64Decode, ASharedObjectIsNotTheDecodesElf) {
+  const auto r = vp({"decode", "--model",
+                     std::string(PCCX_SOURCE_DIR) + "/configs/models/tiny.json", "--firmware",
+                     project_firmware("memset_sync")});
+  EXPECT_EQ(r.exit_code, 2) << describe(r);
+  EXPECT_TRUE(contains(r.err, "this is not an AArch64 ELF")) << r.err;
+}
+
+}  // namespace
+}  // namespace e2e

@@ -131,14 +131,20 @@ int pccx_gemma_decode_run(const uint8_t* block, uint32_t bytes) {
   return 0;
 }
 
+/* Where the parameter block is: GD_PARAM_ADDR_DEFAULT unless whoever
+ * loads the program writes another address here before it starts (a boot
+ * argument; the virtual platform does for the ELF build). */
+volatile uint64_t gd_param_addr = GD_PARAM_ADDR_DEFAULT;
+
 int pccx_firmware_main(void) {
   static uint8_t block[GD_MAX_BLOCK];
   gd_block_header h;
+  const uint64_t at = gd_param_addr;
   /* The magic and the size first. */
-  pccx_host_read(GD_PARAM_ADDR_DEFAULT, &h, (uint32_t)offsetof(gd_block_header, layers));
+  pccx_host_read(at, &h, (uint32_t)offsetof(gd_block_header, layers));
   const uint32_t bytes = h.bytes;
   if (h.magic != GD_MAGIC || bytes < sizeof h || bytes > GD_MAX_BLOCK)
-    return gd_fail_msg("no parameter block at 0x10000000", GD_EXIT_BAD_BLOCK);
-  pccx_host_read(GD_PARAM_ADDR_DEFAULT, block, bytes);
+    return gd_fail_msg("no parameter block at gd_param_addr", GD_EXIT_BAD_BLOCK);
+  pccx_host_read(at, block, bytes);
   return pccx_gemma_decode_run(block, bytes);
 }

@@ -110,6 +110,11 @@ class elf_runner::ddr_window : public aarch64_core::device {
     for (unsigned i = size; i-- > 0;) v = v << 8 | b[i];
     return v;
   }
+  void host_wrote(uint64_t address, const uint8_t* data, uint64_t bytes) {
+    uint8_t probe = 0;
+    if (!r_.cpu_.ddr_debug(tlm::TLM_READ_COMMAND, address, &probe, 1))
+      own_.write(address - r_.layout_.ddr_base, data, bytes);
+  }
   void write(uint64_t address, unsigned size, uint64_t value) override {
     uint8_t b[8];
     for (unsigned i = 0; i < size; ++i) b[i] = static_cast<uint8_t>(value >> (8 * i));
@@ -131,6 +136,13 @@ elf_runner::elf_runner(firmware_cpu& cpu, std::shared_ptr<const elf_image> elf,
   for (const elf_segment& s : elf_->segments())
     if (!s.bytes.empty()) core_.write_memory(s.address, s.bytes.data(), s.bytes.size());
   core_.set_sp(ram_end);
+  for (const auto& [name, value] : layout_.boot_values) {
+    const auto sym = elf_->symbol(name);
+    if (!sym || sym->size == 0 || sym->size > 8)
+      cpu_.fault("firmware " + elf_->path() + ": no variable " + name +
+                 " of up to 8 bytes to pass its boot argument " + text::hex(value) + " in");
+    core_.write_memory(sym->address, &value, sym->size);  // little endian: the low bytes
+  }
 
   npu_ = std::make_unique<npu_window>(*this);
   ddr_ = std::make_unique<ddr_window>(*this);
@@ -164,6 +176,10 @@ elf_runner::elf_runner(firmware_cpu& cpu, std::shared_ptr<const elf_image> elf,
 }
 
 elf_runner::~elf_runner() = default;
+
+void elf_runner::host_wrote(uint64_t address, const uint8_t* data, uint64_t bytes) {
+  ddr_->host_wrote(address, data, bytes);
+}
 
 std::string elf_runner::where(uint64_t pc) const {
   const std::string sym = elf_->describe(pc);

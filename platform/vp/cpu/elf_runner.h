@@ -21,6 +21,8 @@
 #include <cstdint>
 #include <memory>
 #include <string>
+#include <utility>
+#include <vector>
 
 #include "models/memory/ddr/backing_store.h"
 #include "platform/vp/cpu/aarch64_core.h"
@@ -36,6 +38,9 @@ struct elf_layout {
   uint64_t ddr_base = 0;
   uint64_t ddr_size = 1ull << 32;
   uint64_t stack_bytes = 64u << 10;
+  // Variables written before the program starts (symbol, value; at most 8
+  // bytes, as wide as the symbol).
+  std::vector<std::pair<std::string, uint64_t>> boot_values;
   // The RAM the image and its stack take, page aligned.
   uint64_t ram_begin(const elf_image& elf) const;
   uint64_t ram_end(const elf_image& elf) const;
@@ -52,6 +57,9 @@ class elf_runner {
   // run_control (returns only when the program stored its exit code).
   int run();
   uint64_t instructions() const { return core_.instructions(); }
+  // Bytes the host side wrote to DDR: the program sees them (timing mode
+  // keeps them in the CPU's own view; the controller keeps none).
+  void host_wrote(uint64_t address, const uint8_t* data, uint64_t bytes);
 
  private:
   class npu_window;

@@ -63,7 +63,9 @@ void firmware_cpu::run() {
   int rc = 0;
   if (elf_) {
     runner_ = std::make_unique<elf_runner>(*this, elf_, params_.elf);
+    if (host_before_) host_before_();
     rc = runner_->run();
+    if (rc == 0 && host_after_) host_after_();
   } else {
     rc = entry_();
   }
@@ -187,6 +189,8 @@ void firmware_cpu::host_transfer(tlm::tlm_command cmd, uint64_t ddr_addr, uint8_
     ddr->b_transport(tx, delay);
     tx.clear_extension(&traffic);
     qk_.set(delay);
+    if (runner_ && cmd == tlm::TLM_WRITE_COMMAND && tx.is_response_ok())
+      runner_->host_wrote(ddr_addr + done, data + done, chunk);
     if (tx.is_response_error())
       fault("firmware " + firmware_name_ + ": DDR " +
             (cmd == tlm::TLM_WRITE_COMMAND ? "write" : "read") + " of " + std::to_string(chunk) +

@@ -63,6 +63,19 @@ class firmware_cpu : public sc_core::sc_module {
   // simulator runs it (load_elf checks its layout; throws firmware_error).
   void load(firmware_entry entry, const std::string& firmware_name);
   void load_elf(std::shared_ptr<const elf_image> elf);
+  // Host-side work done on this thread around an ELF's run, as host code
+  // does it around its own entry: `before` places data in DDR
+  // (pccx_host_write, which the ELF's view of DDR sees), `after` reads
+  // results back (pccx_host_read).
+  void set_host_steps(std::function<void()> before, std::function<void()> after) {
+    host_before_ = std::move(before);
+    host_after_ = std::move(after);
+  }
+  // A value the platform writes into the ELF's variable `symbol` before it
+  // starts, as a boot loader hands a program its arguments.
+  void set_boot_value(const std::string& symbol, uint64_t value) {
+    params_.elf.boot_values.emplace_back(symbol, value);
+  }
   // "host code" or "AArch64 ELF", and the instructions the ELF retired.
   std::string cpu_kind() const { return elf_ ? "AArch64 ELF" : "host code"; }
   uint64_t instructions() const { return runner_ ? runner_->instructions() : 0; }
@@ -123,6 +136,7 @@ class firmware_cpu : public sc_core::sc_module {
   std::string firmware_name_;
   std::shared_ptr<const elf_image> elf_;
   std::unique_ptr<elf_runner> runner_;
+  std::function<void()> host_before_, host_after_;
   sc_core::sc_event never_;
   firmware_activity activity_;
   const wall_clock_watchdog* watchdog_ = nullptr;

@@ -82,6 +82,7 @@ void sim_control::b_transport(tlm::tlm_generic_payload& tx, sc_core::sc_time& de
       if (traces_) traces_->marker(marker_, now);
       markers_.push_back(marker_);
       marker_times_ns_.push_back(trace::to_ns(now));
+      marker_cpu_instructions_.push_back(cpu_instructions ? cpu_instructions() : 0);
       marker_.clear();
       break;
     case PCCX_SIMCTL_COUNTER_PUTC:

@@ -32,6 +32,10 @@ class sim_control : public sc_core::sc_module {
   const std::vector<std::string>& markers() const { return markers_; }
   // Simulated time of each marker, ns (same order as markers()).
   const std::vector<double>& marker_times_ns() const { return marker_times_ns_; }
+  // Instructions the firmware CPU had retired at each marker (an AArch64
+  // ELF; 0 for host code), from the source the platform wires in.
+  const std::vector<uint64_t>& marker_cpu_instructions() const { return marker_cpu_instructions_; }
+  std::function<uint64_t()> cpu_instructions;
   // Each counter sample as the firmware writes it.
   struct counter_sample {
     std::string name;
@@ -52,6 +56,7 @@ class sim_control : public sc_core::sc_module {
   std::string line_, marker_;
   std::vector<std::string> printed_, markers_;
   std::vector<double> marker_times_ns_;
+  std::vector<uint64_t> marker_cpu_instructions_;
   uint32_t time_hi_ = 0;
   std::string counter_name_;
   uint32_t counter_lo_ = 0;

@@ -34,6 +34,7 @@ platform_top::platform_top(const runtime_params& rt, trace::trace_hub& traces,
   bus.add_region({"simctl", rt.simctl_base, rt.simctl_size, sc_core::SC_ZERO_TIME,
                   sc_core::SC_ZERO_TIME, &sim_control::register_name});
   bus.targets.bind(simctl.mmio);
+  simctl.cpu_instructions = [this] { return cpu.instructions(); };
 
   npu.irq(npu_irq_);
   cpu.npu_irq(npu_irq_);

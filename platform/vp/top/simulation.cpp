@@ -258,6 +258,7 @@ run_result run_simulation(const config::platform_config& cfg, const firmware_ima
   r.printed = top.simctl.printed();
   r.markers = top.simctl.markers();
   r.marker_times_ns = top.simctl.marker_times_ns();
+  r.marker_cpu_instructions = top.simctl.marker_cpu_instructions();
   r.ddr_transactions = top.ddr.recorder().total().transactions;
   traces.close_all();
   outputs.finish();

@@ -33,6 +33,7 @@ struct run_result {
   uint64_t instructions_retired = 0;  // by the NPU
   std::string cpu_kind;               // "host code" or "AArch64 ELF"
   uint64_t cpu_instructions = 0;      // retired by the AArch64 firmware CPU
+  std::vector<uint64_t> marker_cpu_instructions;  // the same at each marker
   std::vector<std::pair<std::string, uint64_t>> counters;
   std::vector<std::string> printed;  // lines the firmware printed
   std::vector<std::string> markers;
