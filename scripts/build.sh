@@ -14,8 +14,9 @@ packages=(build-essential cmake pkg-config libsystemc-dev nlohmann-json3-dev
           libboost-program-options-dev libgtest-dev libbenchmark-dev
           libunicorn-dev)  # the AArch64 instruction-set simulator
 if [ "$mode" = test ]; then
-  # The firmware programs as AArch64 ELFs, and the tests that run them.
-  packages+=(gcc-aarch64-linux-gnu)
+  # The firmware programs as AArch64 ELFs, the tests that run them, and the
+  # debugger the GDB server's test drives.
+  packages+=(gcc-aarch64-linux-gnu gdb-multiarch)
 fi
 
 # shellcheck source=SCRIPTDIR/lib/install_missing.sh

@@ -28,8 +28,11 @@ cli_options parse_cli(int argc, char** argv) {
   po::options_description general("Options");
   general.add_options()("help,h", "show this help")("version", "print the version")(
       "firmware,f", po::value(&o.firmware),
-      "firmware to run: a built-in program name or a path to a firmware object (.so); "
-      "default memset_sync")("list-firmware", "list the built-in firmware programs")(
+      "firmware to run: a built-in program name, a path to a firmware object (.so) or to an "
+      "AArch64 ELF (the board's binary); default memset_sync")(
+      "gdb", po::value(&o.gdb_port),
+      "serve GDB on localhost:PORT for an AArch64 ELF firmware; the CPU waits at its entry "
+      "(simulation.max_wall_s does not apply)")("list-firmware", "list the built-in firmware programs")(
       "config,c", po::value<std::vector<std::string>>(&o.layers.files)->composing(),
       "JSON configuration file; repeatable, later files win")(
       "set,s", po::value<std::vector<std::string>>(&sets)->composing(),
@@ -180,6 +183,8 @@ cli_options parse_cli(int argc, char** argv) {
     o.out_dir = out_dir;
   }
   o.firmware_given = vm.count("firmware") > 0;
+  if (vm.count("gdb") && (o.gdb_port == 0 || o.gdb_port > 65535))
+    throw cli_error("--gdb " + std::to_string(o.gdb_port) + ": a TCP port is 1 to 65535");
   if (o.cmd == cli_options::command::decode) {
     if (o.model.empty()) throw cli_error("decode needs --model FILE");
     o.decode_tokens = vm.count("tokens") ? o.kv_tokens : 4;

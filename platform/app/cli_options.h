@@ -28,6 +28,7 @@ struct cli_options {
   } cmd = command::run;
   std::string firmware = "memset_sync";
   bool firmware_given = false;  // --firmware on the command line (decode: an AArch64 ELF)
+  uint32_t gdb_port = 0;        // --gdb PORT: a GDB server for an AArch64 ELF firmware
   std::string disasm_file;
   // kv-accuracy: synthetic history length, heads averaged, first seed.
   uint32_t kv_tokens = 2048, kv_heads = 4;

@@ -6,6 +6,7 @@
 #include <malloc.h>
 #endif
 #include <fstream>
+#include <functional>
 #include <iostream>
 #include <systemc>
 
@@ -21,6 +22,7 @@
 #include "models/npu/npu_config.h"
 #include "platform/config/platform_loader.h"
 #include "platform/vp/firmware/firmware_loader.h"
+#include "platform/vp/top/platform_top.h"
 #include "platform/vp/top/runtime_params.h"
 #include "platform/vp/top/simulation.h"
 #include "platform/workload/decode_plots.h"
@@ -141,7 +143,18 @@ int run(int argc, char** argv) {
 
   const pccx::vp::firmware_image fw = pccx::vp::load_firmware(opts.firmware);
   pccx::vp::apply_log_config(cfg.log);
-  const pccx::vp::run_result r = pccx::vp::run_simulation(cfg, fw, &std::cout);
+  pccx::config::platform_config run_cfg = cfg;
+  std::function<void(pccx::vp::platform_top&)> debug;
+  if (opts.gdb_port) {
+    if (!fw.elf)
+      throw pccx::vp::firmware_error("--gdb needs an AArch64 ELF firmware; " + opts.firmware +
+                                     " runs as host code (debug it with the host's gdb)");
+    run_cfg.simulation.max_wall_s = 0;  // the debugger holds the CPU as long as it likes
+    debug = [&](pccx::vp::platform_top& top) {
+      top.cpu.set_gdb_port(static_cast<uint16_t>(opts.gdb_port));
+    };
+  }
+  const pccx::vp::run_result r = pccx::vp::run_simulation(run_cfg, fw, &std::cout, debug);
 
   std::cerr << "pccx-vp: " << r.message << "; simulated " << r.sim_time_ns / 1000.0 << " us, "
             << r.instructions_retired << " instructions retired, wall " << r.wall_time_s << " s\n";

@@ -6,6 +6,7 @@
 // the board's HAL polls STATUS where the platform's HAL sleeps on the NPU's
 // line.) And each way an ELF can be wrong is a clear error.
 #include <elf.h>
+#include <unistd.h>
 
 #include <cstring>
 #include <fstream>
@@ -274,6 +275,70 @@ TEST_F(Aarch64Decode, ASharedObjectIsNotTheDecodesElf) {
                      project_firmware("memset_sync")});
   EXPECT_EQ(r.exit_code, 2) << describe(r);
   EXPECT_TRUE(contains(r.err, "this is not an AArch64 ELF")) << r.err;
+}
+
+}  // namespace
+}  // namespace e2e
+
+namespace e2e {
+namespace {
+
+// ---- GDB: Debian's gdb-multiarch against pccx-vp --gdb ----------------------
+
+using Aarch64Gdb = E2E;
+
+TEST_F(Aarch64Gdb, BreakBacktraceWatchAnNpuRegisterStepAndDetach) {
+  const std::string gdb = find_in_path("gdb-multiarch");
+  ASSERT_FALSE(gdb.empty()) << "gdb-multiarch is not installed (apt-get install gdb-multiarch)";
+  const std::string port = std::to_string(20000 + ::getpid() % 20000);
+  const std::string elf = elf_of("memset_sync");
+  // pccx-vp waits for the debugger; gdb retries its connection until the
+  // server listens.
+  const std::string script =
+      "'" + vp_exe() + "' --firmware '" + elf + "' --gdb " + port +
+      " --trace-mmio mmio.jsonl > vp.out 2> vp.err & '" + gdb + "' -batch -nx -ex 'file " + elf +
+      "' -ex 'target remote :" + port +
+      "' -ex 'break pccx_firmware_main' -ex 'continue' -ex 'watch *(volatile unsigned int*)0xA0000004'"
+      " -ex 'continue' -ex 'bt 1' -ex 'x/x 0xA0000008' -ex 'info registers pc' -ex 'stepi'"
+      " -ex 'delete' -ex 'detach' > gdb.out 2>&1; wait %1";
+  const auto r = run({"sh", "-c", script}, std::chrono::seconds(90));
+  ASSERT_EQ(r.exit_code, 0) << describe(r) << read_file(path("gdb.out")) << read_file(path("vp.err"));
+  const std::string out = read_file(path("gdb.out"));
+  EXPECT_TRUE(contains(out, "Breakpoint 1, 0x")) << out;
+  EXPECT_TRUE(contains(out, "in pccx_firmware_main ()")) << out;
+  // The first instruction word's high half reaches INSTR_HI (CMD_IN).
+  EXPECT_TRUE(contains(out, "Hardware watchpoint 2: *(volatile unsigned int*)0xA0000004")) << out;
+  EXPECT_TRUE(contains(out, "Old value = 0")) << out;
+  EXPECT_TRUE(contains(out, "#0  0x")) << out;
+  EXPECT_TRUE(contains(out, "in uca_hal_issue_instr ()")) << out;
+  // STATUS read by the debugger without a bus access: busy.
+  EXPECT_TRUE(contains(out, "0xa0000008:\t0x00000001")) << out;
+  EXPECT_TRUE(contains(out, "pc             0x")) << out;
+  EXPECT_TRUE(contains(out, "[Inferior 1 (Remote target) detached]")) << out;
+  // After the detach the program ran to its end; the debugger's reads left
+  // no trace on the bus: the MMIO trace has the program's accesses only,
+  // those of a run without the debugger. (The simulated time the program
+  // reads may differ by an instruction's time: a watchpoint stop ends the
+  // engine's block, docs/guides/firmware.md.)
+  EXPECT_TRUE(contains(read_file(path("vp.err")), "returned 0")) << read_file(path("vp.err"));
+  const auto plain = vp({"--firmware", elf, "--trace-mmio", "plain.jsonl"});
+  ASSERT_EQ(plain.exit_code, 0) << describe(plain);
+  const auto accesses = [](std::vector<json> records) {
+    std::vector<json> out;
+    for (json& r : untimed(records)) {
+      if (r.value("reg", "").rfind("simctl.TIME_NS", 0) == 0 || r.value("reg", "") == "simctl.PUTC")
+        r.erase("value");
+      out.push_back(r);
+    }
+    return out;
+  };
+  EXPECT_EQ(accesses(read_jsonl(path("mmio.jsonl"))), accesses(read_jsonl(path("plain.jsonl"))));
+}
+
+TEST_F(Aarch64Gdb, TheDebuggerIsForElfFirmwareOnly) {
+  const auto r = vp({"--firmware", "memset_sync", "--gdb", "1234"});
+  EXPECT_EQ(r.exit_code, 2) << describe(r);
+  EXPECT_TRUE(contains(r.err, "--gdb needs an AArch64 ELF firmware")) << r.err;
 }
 
 }  // namespace

@@ -2,6 +2,7 @@
 
 #include <unicorn/unicorn.h>
 
+#include <algorithm>
 #include <stdexcept>
 
 namespace pccx::vp {
@@ -17,15 +18,34 @@ void check(uc_err e, const char* what) {
 
 // The engine calls these with the user data given when they were added.
 struct aarch64_hooks {
-  static void block(uc_engine*, uint64_t, uint32_t size, void* self) {
-    auto* core = static_cast<aarch64_core*>(self);
-    const uint64_t n = size / 4;
-    core->instructions_ += n;
-    if (core->on_block) core->on_block(n);
+  static void block(uc_engine*, uint64_t, uint32_t, void* self) {
+    static_cast<aarch64_core*>(self)->charge();
   }
 
-  static void code(uc_engine*, uint64_t address, uint32_t, void* self) {
-    static_cast<aarch64_core*>(self)->pc_ = address;
+  static void code(uc_engine* uc, uint64_t address, uint32_t, void* self) {
+    auto* core = static_cast<aarch64_core*>(self);
+    // After a stop request the engine may still announce the next
+    // instruction; it does not run.
+    if (core->stopping_) return;
+    core->pc_ = address;
+    if (core->first_) {  // the instruction a run starts at executes
+      core->first_ = false;
+      ++core->instructions_;
+      return;
+    }
+    if (core->step_ || (!core->breakpoints_.empty() &&
+                        std::find(core->breakpoints_.begin(), core->breakpoints_.end(),
+                                  address) != core->breakpoints_.end())) {
+      core->faulted_ = true;
+      core->fault_ = {};
+      core->fault_.reason =
+          core->step_ ? aarch64_core::stop_reason::step : aarch64_core::stop_reason::breakpoint;
+      core->fault_.pc = address;
+      core->stopping_ = true;
+      uc_emu_stop(uc);
+      return;  // not executed
+    }
+    ++core->instructions_;
   }
 
   static bool unmapped(uc_engine*, uc_mem_type type, uint64_t address, int size, int64_t,
@@ -71,6 +91,7 @@ struct aarch64_hooks {
       default: core->fault_.engine_message = "exception " + std::to_string(number); break;
     }
     core->fault_.pc = core->pc_;
+    core->stopping_ = true;
     uc_emu_stop(uc);
   }
 
@@ -160,9 +181,12 @@ void aarch64_core::watch_stores(uint64_t address, uint64_t bytes,
         "store watch");
 }
 
-aarch64_core::stop_info aarch64_core::run(uint64_t pc) {
+aarch64_core::stop_info aarch64_core::run(uint64_t pc, bool step) {
   faulted_ = false;
   running_ = true;
+  step_ = step;
+  first_ = true;
+  stopping_ = false;
   // `until` 0: a jump to address 0 (a null function pointer, a return
   // through a cleared link register) stops the core there.
   const uc_err e = uc_emu_start(uc_, pc, 0, 0, 0);
@@ -179,13 +203,78 @@ aarch64_core::stop_info aarch64_core::run(uint64_t pc) {
   return info;
 }
 
+void aarch64_core::set_breakpoint(uint64_t address, bool on) {
+  const auto it = std::find(breakpoints_.begin(), breakpoints_.end(), address);
+  if (on && it == breakpoints_.end()) breakpoints_.push_back(address);
+  if (!on && it != breakpoints_.end()) breakpoints_.erase(it);
+}
+
+bool aarch64_core::set_watchpoint(uint64_t address, uint64_t bytes, int kind, bool on) {
+  if (bytes == 0) return false;
+  for (auto it = watchpoints_.begin(); it != watchpoints_.end(); ++it)
+    if (it->address == address && it->bytes == bytes && it->kind == kind) {
+      if (on) return true;
+      uc_hook_del(uc_, it->hook);
+      watchpoints_.erase(it);
+      return true;
+    }
+  if (!on) return true;
+  watchpoint w{address, bytes, kind, 0, nullptr};
+  w.callback = std::make_unique<watch>(watch{this, [this, kind](uint64_t at, uint64_t) {
+                                               faulted_ = true;
+                                               fault_ = {};
+                                               fault_.reason = stop_reason::watchpoint;
+                                               fault_.pc = pc_;
+                                               fault_.address = at;
+                                               fault_.watch_kind = kind;
+                                               stopping_ = true;
+                                               uc_emu_stop(uc_);
+                                             }});
+  const int types = kind == 0 ? UC_HOOK_MEM_WRITE
+                    : kind == 1 ? UC_HOOK_MEM_READ
+                                : UC_HOOK_MEM_READ | UC_HOOK_MEM_WRITE;
+  uc_hook h = 0;
+  if (uc_hook_add(uc_, &h, types, reinterpret_cast<void*>(&aarch64_hooks::store),
+                  w.callback.get(), address, address + bytes - 1) != UC_ERR_OK)
+    return false;
+  w.hook = h;
+  watchpoints_.push_back(std::move(w));
+  return true;
+}
+
+uint64_t aarch64_core::reg(unsigned n) const {
+  uint64_t v = 0;
+  if (n <= 30) return x(n);
+  const int id = n == 31 ? UC_ARM64_REG_SP : n == 32 ? UC_ARM64_REG_PC : UC_ARM64_REG_NZCV;
+  uc_reg_read(uc_, id, &v);
+  return v;
+}
+
+void aarch64_core::set_reg(unsigned n, uint64_t value) {
+  const int id = n <= 28   ? UC_ARM64_REG_X0 + static_cast<int>(n)
+                 : n == 29 ? UC_ARM64_REG_X29
+                 : n == 30 ? UC_ARM64_REG_X30
+                 : n == 31 ? UC_ARM64_REG_SP
+                 : n == 32 ? UC_ARM64_REG_PC
+                           : UC_ARM64_REG_NZCV;
+  uc_reg_write(uc_, id, &value);
+}
+
+void aarch64_core::charge() {
+  const uint64_t n = instructions_ - charged_;
+  charged_ = instructions_;
+  if (n && on_block) on_block(n);
+}
+
 void aarch64_core::stop() {
+  stopping_ = true;
   uc_emu_stop(uc_);
 }
 
 void aarch64_core::fault(const stop_info& info) {
   faulted_ = true;
   fault_ = info;
+  stopping_ = true;
   uc_emu_stop(uc_);
 }
 

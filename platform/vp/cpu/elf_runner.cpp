@@ -1,6 +1,8 @@
 #include "platform/vp/cpu/elf_runner.h"
 
 #include <algorithm>
+#include <cmath>
+#include <map>
 #include <vector>
 
 #include "infra/text/hex.h"
@@ -64,12 +66,23 @@ class elf_runner::npu_window : public aarch64_core::device {
   }
   uint64_t read(uint64_t address, unsigned size) override {
     if (r_.core_.faulting() || !aligned_word(address, size, false)) return 0;
+    r_.core_.charge();
     const uint32_t v = r_.cpu_.read32(static_cast<uint32_t>(address - r_.layout_.npu_base));
     after_access();
     return v;
   }
+  // A register as the debugger sees it: its debug read, or for a
+  // write-only one the last value the program wrote.
+  uint32_t peek(uint64_t address) {
+    uint32_t v = 0;
+    if (r_.cpu_.register_debug_read(address, v)) return v;
+    const auto it = written_.find(address);
+    return it == written_.end() ? 0 : it->second;
+  }
   void write(uint64_t address, unsigned size, uint64_t value) override {
     if (r_.core_.faulting() || !aligned_word(address, size, true)) return;
+    written_[address] = static_cast<uint32_t>(value);
+    r_.core_.charge();
     r_.cpu_.write32(static_cast<uint32_t>(address - r_.layout_.npu_base),
                     static_cast<uint32_t>(value));
     after_access();
@@ -96,6 +109,7 @@ class elf_runner::npu_window : public aarch64_core::device {
     if (r_.cpu_.control_.current() != run_control::state::running) r_.core_.stop();
   }
   elf_runner& r_;
+  std::map<uint64_t, uint32_t> written_;
 };
 
 // DDR as the CPU sees it with its caches: the controller's bytes, untimed.
@@ -109,6 +123,17 @@ class elf_runner::ddr_window : public aarch64_core::device {
     uint64_t v = 0;
     for (unsigned i = size; i-- > 0;) v = v << 8 | b[i];
     return v;
+  }
+  // The debugger's access: no bus time, no traffic.
+  void peek(uint64_t address, uint8_t* data, size_t bytes) {
+    if (!r_.cpu_.ddr_debug(tlm::TLM_READ_COMMAND, address, data, static_cast<unsigned>(bytes)))
+      own_.read(address - r_.layout_.ddr_base, data, bytes);
+  }
+  void poke(uint64_t address, const uint8_t* data, size_t bytes) {
+    std::vector<uint8_t> copy(data, data + bytes);
+    if (!r_.cpu_.ddr_debug(tlm::TLM_WRITE_COMMAND, address, copy.data(),
+                           static_cast<unsigned>(bytes)))
+      own_.write(address - r_.layout_.ddr_base, data, bytes);
   }
   void host_wrote(uint64_t address, const uint8_t* data, uint64_t bytes) {
     uint8_t probe = 0;
@@ -181,6 +206,62 @@ void elf_runner::host_wrote(uint64_t address, const uint8_t* data, uint64_t byte
   ddr_->host_wrote(address, data, bytes);
 }
 
+elf_runner::area elf_runner::area_of(uint64_t address, size_t bytes) const {
+  const uint64_t end = address + bytes;
+  if (end < address) return area::none;
+  const uint64_t rb = layout_.ram_begin(*elf_), re = layout_.ram_end(*elf_);
+  const uint64_t db = layout_.npu_base, de = db + layout_.device_bytes;
+  if (address >= rb && end <= re) return area::ram;
+  if (address < de && db < end) return area::device;
+  if (address >= layout_.ddr_base && end <= layout_.ddr_base + layout_.ddr_size &&
+      !(address < re && rb < end))
+    return area::ddr;
+  return area::none;
+}
+
+bool elf_runner::read_memory(uint64_t address, uint8_t* data, size_t bytes) {
+  switch (area_of(address, bytes)) {
+    case area::ram: return core_.read_memory(address, data, bytes);
+    case area::ddr: ddr_->peek(address, data, bytes); return true;
+    case area::device:  // word by word, without the read's effects
+      for (size_t i = 0; i < bytes; ++i) {
+        const uint64_t a = address + i;
+        data[i] = static_cast<uint8_t>(npu_->peek(a & ~uint64_t{3}) >> (8 * (a & 3)));
+      }
+      return true;
+    case area::none: break;
+  }
+  return false;
+}
+
+bool elf_runner::write_memory(uint64_t address, const uint8_t* data, size_t bytes) {
+  switch (area_of(address, bytes)) {
+    case area::ram: core_.write_memory(address, data, bytes); return true;
+    case area::ddr: ddr_->poke(address, data, bytes); return true;
+    default: return false;
+  }
+}
+
+bool elf_runner::debugger_holds(const aarch64_core::stop_info& stop, bool& step) {
+  using r = aarch64_core::stop_reason;
+  gdb_server::stop s;
+  if (stop.reason == r::watchpoint) {
+    s.what = gdb_server::stop::kind::watchpoint;
+    s.watch_address = stop.address;
+    s.watch = static_cast<watch_kind>(stop.watch_kind);
+  } else if (stop.reason == r::invalid_instruction) {
+    s.signal = 4;  // SIGILL
+  } else if (stop.reason != r::breakpoint && stop.reason != r::step &&
+             stop.reason != r::stopped) {
+    s.signal = 11;  // SIGSEGV
+  }
+  const gdb_server::resume go = gdb_->hold(s, *this);
+  if (go == gdb_server::resume::killed)
+    cpu_.fault("firmware " + elf_->path() + ": killed by the debugger at " + where(stop.pc));
+  step = go == gdb_server::resume::step;
+  return go != gdb_server::resume::detached;
+}
+
 std::string elf_runner::where(uint64_t pc) const {
   const std::string sym = elf_->describe(pc);
   std::string s = "PC " + hex(pc) + (sym.empty() ? "" : " (" + sym + ")");
@@ -215,29 +296,68 @@ void elf_runner::report(const aarch64_core::stop_info& stop) {
                  "at " + where(stop.pc));
     case r::device_fault: cpu_.fault(fw + stop.engine_message + ", at " + where(stop.pc));
     case r::engine_error:
-    case r::stopped: break;
+    case r::stopped:
+    case r::breakpoint:
+    case r::step:
+    case r::watchpoint: break;
   }
   cpu_.fault(fw + "the instruction-set simulator stopped (" + stop.engine_message + ") at " +
              where(stop.pc));
 }
 
 int elf_runner::run() {
-  const sc_core::sc_time per_instruction =
-      sc_core::sc_time(cpu_.params_.cycles_per_instruction * 1e3 / cpu_.params_.clock_mhz,
-                       sc_core::SC_NS);
-  core_.on_block = [this, per_instruction](uint64_t n) {
-    cpu_.qk_.inc(per_instruction * static_cast<double>(n));
+  // The CPU's time is its instruction count at the A53 clock, rounded once
+  // (not per chunk), so how the count arrives (blocks, device accesses,
+  // stops in a debugger) cannot change it.
+  const double ps_per_instruction =
+      cpu_.params_.cycles_per_instruction * 1e6 / cpu_.params_.clock_mhz;
+  core_.on_block = [this, ps_per_instruction](uint64_t n) {
+    retired_ += n;
+    const auto due = static_cast<uint64_t>(std::llround(static_cast<double>(retired_) * ps_per_instruction));
+    cpu_.qk_.inc(sc_core::sc_time(static_cast<double>(due - charged_ps_), sc_core::SC_PS));
+    charged_ps_ = due;
     // A program that spins without touching a device still ends at the
     // wall-clock limit.
     cpu_.check_wall_clock();
     if (cpu_.qk_.need_sync()) cpu_.qk_.sync();
   };
+  using r = aarch64_core::stop_reason;
   uint64_t pc = elf_->entry();
+  bool step = false;
+  if (layout_.gdb_port) {
+    // Simulated time stands still while the debugger holds the CPU: this
+    // thread blocks, and with it the kernel.
+    gdb_ = std::make_unique<gdb_server>(layout_.gdb_port);
+    aarch64_core::stop_info at_entry;
+    at_entry.pc = pc;
+    core_.set_reg(32, pc);
+    debugger_holds(at_entry, step);
+    pc = core_.pc();  // the debugger may have moved it
+  }
   for (;;) {
-    const aarch64_core::stop_info stop = core_.run(pc);
-    if (exited_) return exit_code_;
+    const aarch64_core::stop_info stop = core_.run(pc, step);
+    step = false;
+    if (exited_) {
+      if (gdb_) gdb_->exited(exit_code_);
+      return exit_code_;
+    }
     if (cpu_.control_.current() != run_control::state::running) cpu_.park();
-    if (stop.reason != aarch64_core::stop_reason::stopped) report(stop);
+    const bool debug_stop =
+        stop.reason == r::breakpoint || stop.reason == r::step || stop.reason == r::watchpoint;
+    if (gdb_ && gdb_->attached() && stop.reason != r::stopped) {
+      // A breakpoint and a step stop before their instruction, a watchpoint
+      // after its access, a fault where it happened.
+      // (After a watchpoint the engine's PC is past the access.)
+      if (stop.reason != r::watchpoint) core_.set_reg(32, stop.pc);
+      debugger_holds(stop, step);
+      pc = core_.pc();
+      if (debug_stop) continue;
+    }
+    if (debug_stop) {  // the debugger left: run on
+      pc = stop.reason == r::watchpoint ? core_.pc() : stop.pc;
+      continue;
+    }
+    if (stop.reason != r::stopped) report(stop);
     pc = stop.pc;
   }
 }

@@ -26,6 +26,7 @@
 
 #include "models/memory/ddr/backing_store.h"
 #include "platform/vp/cpu/aarch64_core.h"
+#include "platform/vp/cpu/gdb_server.h"
 #include "platform/vp/firmware/elf_image.h"
 
 namespace pccx::vp {
@@ -38,6 +39,7 @@ struct elf_layout {
   uint64_t ddr_base = 0;
   uint64_t ddr_size = 1ull << 32;
   uint64_t stack_bytes = 64u << 10;
+  uint16_t gdb_port = 0;  // nonzero: a GDB server holds the CPU at its entry
   // Variables written before the program starts (symbol, value; at most 8
   // bytes, as wide as the symbol).
   std::vector<std::pair<std::string, uint64_t>> boot_values;
@@ -49,10 +51,10 @@ struct elf_layout {
   void check(const elf_image& elf) const;
 };
 
-class elf_runner {
+class elf_runner : public gdb_target {
  public:
   elf_runner(firmware_cpu& cpu, std::shared_ptr<const elf_image> elf, const elf_layout& layout);
-  ~elf_runner();
+  ~elf_runner() override;
   // Runs the program to its end; the run's outcome goes to the CPU's
   // run_control (returns only when the program stored its exit code).
   int run();
@@ -61,10 +63,24 @@ class elf_runner {
   // keeps them in the CPU's own view; the controller keeps none).
   void host_wrote(uint64_t address, const uint8_t* data, uint64_t bytes);
 
+  // gdb_target: the debugger's view of the CPU.
+  uint64_t read_register(unsigned n) override { return core_.reg(n); }
+  void write_register(unsigned n, uint64_t value) override { core_.set_reg(n, value); }
+  bool read_memory(uint64_t address, uint8_t* data, size_t bytes) override;
+  bool write_memory(uint64_t address, const uint8_t* data, size_t bytes) override;
+  void set_breakpoint(uint64_t address, bool on) override { core_.set_breakpoint(address, on); }
+  bool set_watchpoint(uint64_t address, uint64_t bytes, watch_kind kind, bool on) override {
+    return core_.set_watchpoint(address, bytes, static_cast<int>(kind), on);
+  }
+
  private:
   class npu_window;
   class ddr_window;
   [[noreturn]] void report(const aarch64_core::stop_info& stop);
+  // Hands the CPU to the debugger after `stop`; false: run without stops.
+  bool debugger_holds(const aarch64_core::stop_info& stop, bool& step);
+  enum class area { ram, device, ddr, none };
+  area area_of(uint64_t address, size_t bytes) const;
   std::string where(uint64_t pc) const;
 
   firmware_cpu& cpu_;
@@ -73,6 +89,8 @@ class elf_runner {
   aarch64_core core_;
   std::unique_ptr<npu_window> npu_;
   std::unique_ptr<ddr_window> ddr_;
+  std::unique_ptr<gdb_server> gdb_;
+  uint64_t retired_ = 0, charged_ps_ = 0;  // instructions, and their time handed to the CPU
   bool exited_ = false;
   int exit_code_ = 0;
 };

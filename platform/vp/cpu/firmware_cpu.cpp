@@ -100,6 +100,16 @@ void firmware_cpu::park() {
   for (;;) wait(never_);
 }
 
+bool firmware_cpu::register_debug_read(uint64_t address, uint32_t& value) {
+  tlm::tlm_generic_payload tx;
+  tx.set_command(tlm::TLM_READ_COMMAND);
+  tx.set_address(address);
+  tx.set_data_ptr(reinterpret_cast<unsigned char*>(&value));
+  tx.set_data_length(4);
+  tx.set_streaming_width(4);
+  return bus->transport_dbg(tx) == 4;
+}
+
 bool firmware_cpu::ddr_debug(tlm::tlm_command cmd, uint64_t address, uint8_t* data,
                              unsigned bytes) {
   tlm::tlm_generic_payload tx;

@@ -73,6 +73,7 @@ class firmware_cpu : public sc_core::sc_module {
   }
   // A value the platform writes into the ELF's variable `symbol` before it
   // starts, as a boot loader hands a program its arguments.
+  void set_gdb_port(uint16_t port) { params_.elf.gdb_port = port; }
   void set_boot_value(const std::string& symbol, uint64_t value) {
     params_.elf.boot_values.emplace_back(symbol, value);
   }
@@ -125,6 +126,9 @@ class firmware_cpu : public sc_core::sc_module {
   // An untimed access to DDR through the controller's debug interface
   // (elf_runner's DDR window); false when the controller keeps no bytes.
   bool ddr_debug(tlm::tlm_command cmd, uint64_t address, uint8_t* data, unsigned bytes);
+  // A register's value as a debugger reads it (no side effects, no time);
+  // false for a register that cannot be read so.
+  bool register_debug_read(uint64_t address, uint32_t& value);
 
   params params_;
   run_control& control_;
