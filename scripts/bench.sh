@@ -11,6 +11,9 @@
 #   scripts/bench.sh --micro         also run the Google Benchmark programs
 #   scripts/bench.sh --repeat N      runs per cell, the fastest kept (3): a
 #                                    shared machine's wall times scatter
+#   scripts/bench.sh --elf PATH      the decode program's AArch64 ELF for the
+#                                    firmware-CPU rows (default: the build's
+#                                    firmware/aarch64/programs/gemma_decode.elf)
 #
 # Targets (docs/results/performance.md): sim/wall >= 1.0 for the 32K FP16 token,
 # decode table <= 60 s wall, peak RSS <= 256 MiB.
@@ -19,19 +22,21 @@ set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
 build="${PCCX_BUILD_DIR:-$root/build}"
 exe=""
+elf=""
 table=1
 micro=0
 repeat=3
 while [ $# -gt 0 ]; do
   case "$1" in
-    --exe|--repeat) [ $# -ge 2 ] || { echo "bench.sh: $1 needs a value" >&2; exit 2; } ;;
+    --exe|--repeat|--elf) [ $# -ge 2 ] || { echo "bench.sh: $1 needs a value" >&2; exit 2; } ;;
   esac
   case "$1" in
     --exe) exe="$2"; shift 2 ;;
+    --elf) elf="$2"; shift 2 ;;
     --no-table) table=0; shift ;;
     --micro) micro=1; shift ;;
     --repeat) repeat="$2"; shift 2 ;;
-    *) echo "usage: scripts/bench.sh [--exe PATH] [--no-table] [--micro] [--repeat N]" >&2
+    *) echo "usage: scripts/bench.sh [--exe PATH] [--elf PATH] [--no-table] [--micro] [--repeat N]" >&2
        exit 2 ;;
   esac
 done
@@ -44,7 +49,7 @@ if [ -z "$exe" ]; then
   # shellcheck source=SCRIPTDIR/lib/install_missing.sh
   source "$root/scripts/lib/install_missing.sh"
   install_missing build-essential cmake pkg-config libsystemc-dev nlohmann-json3-dev \
-    libboost-program-options-dev libbenchmark-dev libunicorn-dev
+    libboost-program-options-dev libbenchmark-dev libunicorn-dev gcc-aarch64-linux-gnu
   cmake -S "$root" -B "$build" -DCMAKE_BUILD_TYPE=Release -DPCCX_BUILD_TESTS=OFF \
     -DPCCX_BUILD_BENCH=ON >/dev/null
   cmake --build "$build" -j "$(nproc 2>/dev/null || echo 2)" >/dev/null
@@ -99,6 +104,47 @@ for kv in fp16 int4; do
                ctx, kv, mean, wall / tokens, ratio, tx, txs, rss }'
   done
 done
+
+# The firmware CPU: the same decode from the decode program's AArch64 ELF on
+# the instruction-set simulator, against host code, in this run.
+[ -n "$elf" ] || elf="$(dirname "$exe")/../../firmware/aarch64/programs/gemma_decode.elf"
+if [ -f "$elf" ]; then
+  echo
+  echo "Firmware CPU: the decode program as host code and as its AArch64 ELF (FP16 KV)"
+  echo
+  printf '| %-7s | %-11s | %12s | %9s | %14s | %14s |\n' \
+    context CPU "wall s/token" "sim/wall" "CPU instr/token" "ISS instr/s"
+  printf '|%s|%s|%s|%s|%s|%s|\n' --------- ------------- -------------- ----------- \
+    ---------------- ----------------
+  for ctx in 1024 32768; do
+    for kind in host elf; do
+      fw=()
+      [ "$kind" = elf ] && fw=(--firmware "$elf")
+      best="" s=""
+      for r in $(seq "$repeat"); do
+        out="$work/cpu-$kind-$ctx-$r"
+        (cd "$root" && "$exe" decode --model configs/models/gemma3n-e4b.json --context "$ctx" \
+          --tokens "$tokens" --set simulation.mode=timing "${fw[@]}" --out "$out" \
+          >"$work/log" 2>&1) || { cat "$work/log" >&2; exit 1; }
+        wall=$(json_number "$out/speed.json" wall_time_s)
+        if [ -z "$best" ] || awk -v a="$wall" -v b="$best" 'BEGIN { exit !(a < b) }'; then
+          best=$wall s="$out"
+        fi
+      done
+      instr=$(json_number "$s/summary.json" instructions)
+      awk -v ctx="$ctx" -v kind="$kind" -v tokens="$tokens" -v wall="$best" \
+        -v ratio="$(json_number "$s/speed.json" sim_per_wall)" -v instr="${instr:-0}" 'BEGIN {
+          name = kind == "elf" ? "AArch64 ELF" : "host code"
+          per = instr / tokens
+          ips = kind == "elf" ? sprintf("%14.0f", instr / wall) : sprintf("%14s", "-")
+          printf "| %-7s | %-11s | %12.3f | %9.2f | %14s | %s |\n", ctx, name, wall / tokens,
+                 ratio, kind == "elf" ? sprintf("%.0f", per) : "-", ips }'
+    done
+  done
+  echo
+  echo "(ISS instr/s: the ELF's instructions over the whole run's wall time, NPU and DDR"
+  echo " models included; the ELF path's sim/wall target is half the host code's or more)"
+fi
 
 if [ "$table" = 1 ]; then
   echo
