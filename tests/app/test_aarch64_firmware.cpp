@@ -299,8 +299,9 @@ TEST_F(Aarch64Gdb, BreakBacktraceWatchAnNpuRegisterStepAndDetach) {
       " --trace-mmio mmio.jsonl > vp.out 2> vp.err & '" + gdb + "' -batch -nx -ex 'file " + elf +
       "' -ex 'target remote :" + port +
       "' -ex 'break pccx_firmware_main' -ex 'continue' -ex 'watch *(volatile unsigned int*)0xA0000004'"
-      " -ex 'continue' -ex 'bt 1' -ex 'x/x 0xA0000008' -ex 'info registers pc' -ex 'stepi'"
-      " -ex 'delete' -ex 'detach' > gdb.out 2>&1; wait %1";
+      " -ex 'continue' -ex 'bt 1' -ex 'x/x 0xA0000008' -ex 'stepi' -ex 'delete'"
+      " -ex 'break uca_sync' -ex 'continue' -ex 'info registers pc' -ex 'bt' -ex 'delete'"
+      " -ex 'detach' > gdb.out 2>&1; wait %1";
   const auto r = run({"sh", "-c", script}, std::chrono::seconds(90));
   ASSERT_EQ(r.exit_code, 0) << describe(r) << read_file(path("gdb.out")) << read_file(path("vp.err"));
   const std::string out = read_file(path("gdb.out"));
@@ -313,7 +314,13 @@ TEST_F(Aarch64Gdb, BreakBacktraceWatchAnNpuRegisterStepAndDetach) {
   EXPECT_TRUE(contains(out, "in uca_hal_issue_instr ()")) << out;
   // STATUS read by the debugger without a bus access: busy.
   EXPECT_TRUE(contains(out, "0xa0000008:\t0x00000001")) << out;
-  EXPECT_TRUE(contains(out, "pc             0x")) << out;
+  // At uca_sync: the PC there, and the calls that led to it.
+  EXPECT_TRUE(contains(out, "Breakpoint 3, 0x")) << out;
+  EXPECT_TRUE(contains(out, "<uca_sync>")) << out;
+  EXPECT_TRUE(contains(out, "#0  0x")) << out;
+  EXPECT_TRUE(contains(out, "in uca_sync ()")) << out;
+  EXPECT_TRUE(contains(out, "#1  0x")) << out;
+  EXPECT_TRUE(contains(out, "in pccx_firmware_main ()")) << out;
   EXPECT_TRUE(contains(out, "[Inferior 1 (Remote target) detached]")) << out;
   // After the detach the program ran to its end; the debugger's reads left
   // no trace on the bus: the MMIO trace has the program's accesses only,
