@@ -2,12 +2,37 @@
 
 #include <boost/program_options.hpp>
 #include <cstdio>
+#include <limits>
 #include <nlohmann/json.hpp>
 #include <sstream>
 
 namespace pccx::app {
 
 namespace po = boost::program_options;
+
+namespace {
+
+// A whole number for a count, a size or a seed: digits only, in range.
+// Boost would read "-5" into an unsigned option as 4294967291.
+template <class T>
+po::typed_value<std::string>* whole_number(const char* name, T* target) {
+  return po::value<std::string>()->notifier([name, target](const std::string& text) {
+    const std::string range =
+        "a whole number from 0 to " + std::to_string(std::numeric_limits<T>::max());
+    if (text.empty() || text.find_first_not_of("0123456789") != std::string::npos)
+      throw cli_error(std::string("--") + name + " " + text + ": expected " + range);
+    unsigned long long v = 0;
+    for (char c : text) {
+      const unsigned d = static_cast<unsigned>(c - '0');
+      if (v > (std::numeric_limits<T>::max() - d) / 10)
+        throw cli_error(std::string("--") + name + " " + text + ": too large; expected " + range);
+      v = v * 10 + d;
+    }
+    *target = static_cast<T>(v);
+  });
+}
+
+}  // namespace
 
 cli_options parse_cli(int argc, char** argv) {
   cli_options o;
@@ -30,7 +55,7 @@ cli_options parse_cli(int argc, char** argv) {
       "firmware,f", po::value(&o.firmware),
       "firmware to run: a built-in program name, a path to a firmware object (.so) or to an "
       "AArch64 ELF (the board's binary); default memset_sync")(
-      "gdb", po::value(&o.gdb_port),
+      "gdb", whole_number("gdb", &o.gdb_port),
       "serve GDB on localhost:PORT for an AArch64 ELF firmware; the CPU waits at its entry "
       "(simulation.max_wall_s does not apply)")("list-firmware", "list the built-in firmware programs")(
       "config,c", po::value<std::vector<std::string>>(&o.layers.files)->composing(),
@@ -50,26 +75,26 @@ cli_options parse_cli(int argc, char** argv) {
       "write the per-transaction DDR trace to FILE (trace.ddr)")(
       "out,o", po::value(&out_dir), "folder for run outputs, e.g. summary.json (output.dir)");
   po::options_description kv("kv-accuracy options");
-  kv.add_options()("tokens", po::value(&o.kv_tokens), "cached tokens per synthetic head (2048)")(
-      "heads", po::value(&o.kv_heads), "synthetic heads averaged (4)")(
-      "seed", po::value(&o.kv_seed), "seed of the first head (1)");
+  kv.add_options()("tokens", whole_number("tokens", &o.kv_tokens), "cached tokens per synthetic head (2048)")(
+      "heads", whole_number("heads", &o.kv_heads), "synthetic heads averaged (4)")(
+      "seed", whole_number("seed", &o.kv_seed), "seed of the first head (1)");
   po::options_description dec("decode options");
   dec.add_options()("model", po::value(&o.model), "model file, e.g. configs/models/tiny.json")(
-      "context", po::value(&o.context), "tokens already in the KV rings, L (1024)")(
-      "ring-cap", po::value(&o.ring_cap), "records per KV stream; 0 = L + N (0)")(
-      "sinks", po::value(&o.sinks),
+      "context", whole_number("context", &o.context), "tokens already in the KV rings, L (1024)")(
+      "ring-cap", whole_number("ring-cap", &o.ring_cap), "records per KV stream; 0 = L + N (0)")(
+      "sinks", whole_number("sinks", &o.sinks),
       "first tokens a full-history ring keeps when it wraps (sink + window) (0)")(
       "per-layer", po::bool_switch(&o.per_layer),
       "time and instructions per part of a token (entry, each layer, exit)")(
       "json", po::value(&o.json_file), "write the whole decode report as JSON to FILE")(
-      "reference", po::value(&o.reference_seed),
+      "reference", whole_number("reference", &o.reference_seed),
       "functional check: synthetic weights and KV history of this seed (not 0), logits "
       "compared with the host reference (needs simulation.mode=functional)");
   po::options_description table("decode-table options");
   table.add_options()(
       "sweep", po::value<std::vector<std::string>>(&sweeps)->composing(),
       "decode-table: the sweep file (models, contexts, tokens, KV strategies); sweep: an axis "
-      "KEY=V1,V2,... (repeatable)")("jobs,j", po::value(&o.jobs),
+      "KEY=V1,V2,... (repeatable)")("jobs,j", whole_number("jobs", &o.jobs),
                                     "cells or points run at once (default: the number of cores)");
   po::options_description sweep("sweep options (pccx-vp sweep ... -- COMMAND)");
   sweep.add_options()("sweep-file", po::value(&o.sweep_file),

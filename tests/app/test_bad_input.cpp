@@ -108,3 +108,35 @@ TEST_F(BadInput, TracePathInMissingFolder) {
 
 }  // namespace
 }  // namespace e2e
+
+namespace e2e {
+namespace {
+
+// Counts, sizes, seeds and ports are whole numbers in range: a negative or
+// overflowing one is refused, never wrapped into a huge unsigned value.
+class BadNumbers : public E2E, public ::testing::WithParamInterface<std::vector<std::string>> {};
+
+TEST_P(BadNumbers, AreRefusedWithTheOptionAndTheRange) {
+  const auto& p = GetParam();  // option, text, expected words
+  std::vector<std::string> args = {"decode", "--model",
+                                   std::string(PCCX_SOURCE_DIR) + "/configs/models/tiny.json",
+                                   "--validate-only", p[0], p[1]};
+  const auto r = vp(args);
+  EXPECT_EQ(r.exit_code, 2) << describe(r);
+  EXPECT_TRUE(contains(r.err, p[0] + " " + p[1] + ": " + p[2])) << r.err;
+}
+
+INSTANTIATE_TEST_SUITE_P(
+    Options, BadNumbers,
+    ::testing::Values(
+        std::vector<std::string>{"--context", "-5", "expected a whole number from 0 to 4294967295"},
+        std::vector<std::string>{"--context", "4294967296", "too large"},
+        std::vector<std::string>{"--sinks", "1e3", "expected a whole number"},
+        std::vector<std::string>{"--ring-cap", "-1", "expected a whole number"},
+        std::vector<std::string>{"--reference", "18446744073709551616", "too large"},
+        std::vector<std::string>{"--tokens", "-2", "expected a whole number"},
+        std::vector<std::string>{"--jobs", "-1", "expected a whole number"},
+        std::vector<std::string>{"--gdb", "-3", "expected a whole number"}));
+
+}  // namespace
+}  // namespace e2e
