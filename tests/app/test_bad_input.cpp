@@ -99,11 +99,13 @@ TEST_F(BadInput, DisasmOfMalformedMemhNamesTheLine) {
   EXPECT_TRUE(contains(err3, "disasm takes exactly one .memh file")) << err3;
 }
 
-TEST_F(BadInput, TracePathInMissingFolder) {
-  const auto err = expect_bad_input({"--trace-instructions", path("no/such/folder/instr.jsonl")});
-  EXPECT_TRUE(contains(err, "no/such/folder/instr.jsonl")) << err;
-  const auto err2 = expect_bad_input({"--trace-mmio", path("no/such/folder/mmio.jsonl")});
-  EXPECT_TRUE(contains(err2, "no/such/folder/mmio.jsonl")) << err2;
+// A missing folder is created (as for --out); one that cannot be, is bad input.
+TEST_F(BadInput, TracePathWhoseFolderCannotBeCreated) {
+  write_file(path("in_the_way"), "a file where a folder should be\n");
+  const auto err = expect_bad_input({"--trace-instructions", path("in_the_way/sub/instr.jsonl")});
+  EXPECT_TRUE(contains(err, "in_the_way/sub/instr.jsonl")) << err;
+  const auto err2 = expect_bad_input({"--trace-mmio", path("in_the_way/mmio.jsonl")});
+  EXPECT_TRUE(contains(err2, "in_the_way/mmio.jsonl")) << err2;
 }
 
 }  // namespace

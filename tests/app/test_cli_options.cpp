@@ -185,3 +185,24 @@ TEST_F(Cli, LoggingOptions) {
 
 }  // namespace
 }  // namespace e2e
+
+namespace e2e {
+namespace {
+
+using CliFolders = E2E;
+
+TEST_F(CliFolders, TraceFilesGetTheirFoldersAsOutDoes) {
+  const auto r = vp({"--trace-mmio", "traces/run1/mmio.jsonl", "--trace-instructions",
+                     "traces/run1/instr.jsonl"});
+  ASSERT_EQ(r.exit_code, 0) << describe(r);
+  EXPECT_FALSE(read_jsonl(path("traces/run1/mmio.jsonl")).empty());
+  EXPECT_FALSE(read_jsonl(path("traces/run1/instr.jsonl")).empty());
+  write_file(path("plain"), "a file, not a folder\n");
+  const auto bad = vp({"--trace-mmio", "plain/mmio.jsonl"});
+  EXPECT_EQ(bad.exit_code, 2) << describe(bad);
+  EXPECT_TRUE(contains(bad.err, "cannot create the folder of trace file 'plain/mmio.jsonl'"))
+      << bad.err;
+}
+
+}  // namespace
+}  // namespace e2e

@@ -216,6 +216,14 @@ run_result run_simulation(const config::platform_config& cfg, const firmware_ima
 
   trace::trace_hub traces;
   try {
+    // A trace's folder is created as --out's is.
+    for (const std::string* file : {&cfg.trace.mmio, &cfg.trace.instructions, &cfg.trace.ddr}) {
+      const std::filesystem::path parent = std::filesystem::path(*file).parent_path();
+      std::error_code ec;
+      if (!file->empty() && !parent.empty() && !std::filesystem::create_directories(parent, ec) && ec)
+        throw std::runtime_error("cannot create the folder of trace file '" + *file +
+                                 "': " + ec.message());
+    }
     traces.open("mmio", cfg.trace.mmio);
     traces.open("instructions", cfg.trace.instructions);
     traces.open("ddr", cfg.trace.ddr);
