@@ -60,7 +60,9 @@ level log_config::level_for(const std::string& module) const {
   }
 }
 
-logger::logger(std::string module) : module_(std::move(module)) {}
+logger::logger(std::string module) : module_(std::move(module)) {
+  log_config::instance().note_module(module_);
+}
 
 bool logger::enabled(level l) const {
   const auto& cfg = log_config::instance();

@@ -7,6 +7,7 @@
 #include <cstdint>
 #include <map>
 #include <optional>
+#include <set>
 #include <ostream>
 #include <sstream>
 #include <string>
@@ -30,11 +31,16 @@ class log_config {
   std::ostream& stream() const;
   // Bumped on every change so loggers can cache their level.
   uint64_t generation() const { return generation_; }
+  // Every module a logger was made for, so far: what a module setting can
+  // name (it or a prefix of it on a '.' boundary).
+  const std::set<std::string>& modules() const { return known_; }
+  void note_module(const std::string& module) { known_.insert(module); }
 
  private:
   uint64_t generation_ = 1;
   level default_ = level::info;
   std::map<std::string, level> modules_;
+  std::set<std::string> known_;
   std::ostream* out_ = nullptr;
 };
 

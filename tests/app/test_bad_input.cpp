@@ -142,3 +142,26 @@ INSTANTIATE_TEST_SUITE_P(
 
 }  // namespace
 }  // namespace e2e
+
+namespace e2e {
+namespace {
+
+using BadLogModule = E2E;
+
+TEST_F(BadLogModule, AnUnknownModuleIsNamedWithTheNearestOne) {
+  const auto r = vp({"--log", "npu.cmdd=debug"});
+  EXPECT_EQ(r.exit_code, 2) << describe(r);
+  EXPECT_TRUE(contains(r.err, "--log npu.cmdd=debug (log.modules): no module named \"npu.cmdd\"; "
+                              "did you mean \"npu.cmd\"?"))
+      << r.err;
+  const auto far = vp({"--log", "zzz=debug"});
+  EXPECT_EQ(far.exit_code, 2) << describe(far);
+  EXPECT_TRUE(contains(far.err, "the modules: ")) << far.err;
+  EXPECT_TRUE(contains(far.err, "npu.cmd")) << far.err;
+  // A module and a prefix of modules are both fine.
+  EXPECT_EQ(vp({"--log", "npu.cmd=debug"}).exit_code, 0);
+  EXPECT_EQ(vp({"--log", "npu=warning"}).exit_code, 0);
+}
+
+}  // namespace
+}  // namespace e2e

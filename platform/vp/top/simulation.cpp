@@ -5,8 +5,10 @@
 #include <filesystem>
 #include <fstream>
 #include <iomanip>
+#include <set>
 #include <sstream>
 
+#include "infra/config/config_visitors.h"
 #include "infra/log/logger.h"
 #include "infra/text/hex.h"
 #include "infra/trace/trace_hub.h"
@@ -29,6 +31,29 @@ void apply_log_config(const config::logging_config& log) {
 }
 
 namespace {
+
+// A module setting (--log MODULE=LEVEL, log.modules) names a module of the
+// platform or a prefix of one; checked once the platform exists.
+void check_log_modules(const config::logging_config& cfg) {
+  const auto& known = log::log_config::instance().modules();
+  std::set<std::string> names;
+  for (const std::string& m : known) {
+    names.insert(m);
+    for (size_t dot = m.find('.'); dot != std::string::npos; dot = m.find('.', dot + 1))
+      names.insert(m.substr(0, dot));
+  }
+  for (const auto& [module, level] : cfg.modules) {
+    if (names.count(module)) continue;
+    const std::vector<std::string> candidates(names.begin(), names.end());
+    const std::string near = config::detail::closest(module, candidates);
+    std::string all;
+    for (const auto& n : candidates) all += (all.empty() ? "" : ", ") + n;
+    throw input_error("--log " + module + "=" + level + " (log.modules): no module named \"" +
+                      module + "\"" +
+                      (near.empty() ? "; the modules: " + all : "; did you mean \"" + near + "\"?"));
+  }
+}
+
 const char* state_name(run_control::state s) {
   switch (s) {
     case run_control::state::running: return "running";
@@ -240,6 +265,7 @@ run_result run_simulation(const config::platform_config& cfg, const firmware_ima
   run_outputs outputs(cfg, rt, top);  // trace.perfetto.json, signals.vcd, session.pccx
   if (customize) customize(top);
   for (const auto& w : fw.warnings) PCCX_LOG(log, warning, w);
+  check_log_modules(cfg.log);
 
   wall_clock_watchdog watchdog(cfg.simulation.max_wall_s, fw.name, top.cpu.activity());
   top.cpu.set_watchdog(&watchdog);
