@@ -122,6 +122,76 @@ cli_options parse_cli(int argc, char** argv) {
   po::positional_options_description pos;
   pos.add("positional", -1);
 
+  // Each command's usage lines and the option groups its --help shows.
+  po::options_description dec_tokens("decode options (continued)");
+  dec_tokens.add_options()("tokens", po::value<uint32_t>(), "tokens decoded, N (4)");
+  const std::vector<std::pair<std::string, std::string>> usage = {
+      {"run", "pccx-vp [run] [options]\n"},
+      {"disasm", "pccx-vp disasm FILE.memh [--config FILE] [--set KEY=VALUE]\n"},
+      {"kv-accuracy", "pccx-vp kv-accuracy [--out DIR] [--tokens N] [--heads N] [--seed S]\n"},
+      {"decode",
+       "pccx-vp decode --model FILE [--context L] [--tokens N] [--ring-cap C]\n"
+       "               [--sinks S] [--per-layer] [--json FILE] [--reference SEED]\n"},
+      {"decode-table",
+       "pccx-vp decode-table --sweep FILE --out DIR [--jobs J] [--config FILE]\n"
+       "               [--set KEY=VALUE]\n"},
+      {"sweep",
+       "pccx-vp sweep [--sweep KEY=V1,V2,...]... [--sweep-file FILE] --out DIR\n"
+       "               [--jobs J] [--shard I/N] [--timeout S] [--config FILE]\n"
+       "               [--set KEY=VALUE] -- COMMAND...\n"},
+      {"merge", "pccx-vp merge DIR_OR_FILE... --out DIR\n"},
+      {"replay",
+       "pccx-vp replay FILE.memh [--dma FILE.json] [--keep-going] [--json FILE]\n"
+       "               [--trace-instructions FILE] [--config FILE] [--set KEY=VALUE]\n"},
+      {"ddr-bench",
+       "pccx-vp ddr-bench [--stream SPEC]... [--requests FILE] [--json FILE]\n"
+       "               [--config FILE] [--set KEY=VALUE]\n"}};
+  const auto help_of = [&](const std::string& command) {
+    std::ostringstream h;
+    if (command.empty()) {  // every command
+      h << "usage: pccx-vp [run] [options]\n"
+           "       pccx-vp disasm FILE.memh [--config FILE] [--set KEY=VALUE]\n"
+           "       pccx-vp kv-accuracy [--out DIR] [--tokens N] [--heads N] [--seed S]\n"
+           "       pccx-vp decode --model FILE [--context L] [--tokens N] [--ring-cap C]\n"
+           "                      [--sinks S] [--per-layer] [--json FILE] [--reference SEED]\n"
+           "       pccx-vp decode-table --sweep FILE --out DIR [--jobs J] [--config FILE]\n"
+           "                      [--set KEY=VALUE]\n"
+           "       pccx-vp sweep [--sweep KEY=V1,V2,...]... [--sweep-file FILE] --out DIR\n"
+           "                      [--jobs J] [--shard I/N] [--timeout S] [--config FILE]\n"
+           "                      [--set KEY=VALUE] -- COMMAND...\n"
+           "       pccx-vp merge DIR_OR_FILE... --out DIR\n"
+           "       pccx-vp replay FILE.memh [--dma FILE.json] [--keep-going] [--json FILE]\n"
+           "                      [--trace-instructions FILE] [--config FILE] [--set KEY=VALUE]\n"
+           "       pccx-vp ddr-bench [--stream SPEC]... [--requests FILE] [--json FILE]\n"
+           "                      [--config FILE] [--set KEY=VALUE]\n\n"
+        << general << kv << dec << table << sweep << replay << bench;
+      return h.str();
+    }
+    for (const auto& [name, text] : usage)
+      if (name == command) h << "usage: " << text << '\n';
+    h << general;
+    if (command == "kv-accuracy") h << kv;
+    if (command == "decode") h << dec << dec_tokens;
+    if (command == "decode-table" || command == "sweep") h << table;
+    if (command == "sweep") h << sweep;
+    if (command == "replay") h << replay;
+    if (command == "ddr-bench") h << bench;
+    return h.str();
+  };
+  // --help anywhere wins over everything else on the line, valid or not:
+  // the help of the command named, or of them all.
+  for (int i = 1; i < own; ++i) {
+    const std::string a = argv[i];
+    if (a != "--help" && a != "-h") continue;
+    std::string command;
+    for (int j = 1; j < own && command.empty(); ++j)
+      for (const auto& u : usage)
+        if (u.first == argv[j]) command = u.first;
+    o.cmd = cli_options::command::help;
+    o.help_text = help_of(command);
+    return o;
+  }
+
   po::variables_map vm;
   try {
     po::store(po::command_line_parser(own, argv).options(all).positional(pos).run(), vm);
@@ -130,24 +200,7 @@ cli_options parse_cli(int argc, char** argv) {
     throw cli_error(e.what());
   }
 
-  std::ostringstream help;
-  help << "usage: pccx-vp [run] [options]\n"
-          "       pccx-vp disasm FILE.memh [--config FILE] [--set KEY=VALUE]\n"
-          "       pccx-vp kv-accuracy [--out DIR] [--tokens N] [--heads N] [--seed S]\n"
-          "       pccx-vp decode --model FILE [--context L] [--tokens N] [--ring-cap C]\n"
-          "                      [--sinks S] [--per-layer] [--json FILE] [--reference SEED]\n"
-          "       pccx-vp decode-table --sweep FILE --out DIR [--jobs J] [--config FILE]\n"
-          "                      [--set KEY=VALUE]\n"
-          "       pccx-vp sweep [--sweep KEY=V1,V2,...]... [--sweep-file FILE] --out DIR\n"
-          "                      [--jobs J] [--shard I/N] [--timeout S] [--config FILE]\n"
-          "                      [--set KEY=VALUE] -- COMMAND...\n"
-          "       pccx-vp merge DIR_OR_FILE... --out DIR\n"
-          "       pccx-vp replay FILE.memh [--dma FILE.json] [--keep-going] [--json FILE]\n"
-          "                      [--trace-instructions FILE] [--config FILE] [--set KEY=VALUE]\n"
-          "       pccx-vp ddr-bench [--stream SPEC]... [--requests FILE] [--json FILE]\n"
-          "                      [--config FILE] [--set KEY=VALUE]\n\n"
-       << general << kv << dec << table << sweep << replay << bench;
-  o.help_text = help.str();
+  o.help_text = help_of("");
 
   if (vm.count("help"))
     o.cmd = cli_options::command::help;

@@ -206,3 +206,43 @@ TEST_F(CliFolders, TraceFilesGetTheirFoldersAsOutDoes) {
 
 }  // namespace
 }  // namespace e2e
+
+namespace e2e {
+namespace {
+
+// pccx-vp COMMAND --help: that command's usage and options only.
+class CommandHelp : public E2E,
+                    public ::testing::WithParamInterface<std::vector<std::string>> {};
+
+TEST_P(CommandHelp, ShowsTheCommandsOwnOptions) {
+  const auto& p = GetParam();  // command, an option it has, an option it has not
+  const auto r = vp({p[0], "--help"});
+  ASSERT_EQ(r.exit_code, 0) << describe(r);
+  EXPECT_EQ(r.out.rfind("usage: pccx-vp " + (p[0] == "run" ? std::string("[run]") : p[0]), 0), 0u)
+      << r.out;
+  EXPECT_TRUE(contains(r.out, p[1])) << r.out;
+  EXPECT_FALSE(contains(r.out, p[2])) << r.out;
+  EXPECT_TRUE(contains(r.out, "--config")) << r.out;  // the options every command takes
+}
+
+INSTANTIATE_TEST_SUITE_P(
+    Commands, CommandHelp,
+    ::testing::Values(std::vector<std::string>{"run", "--firmware", "--context"},
+                      std::vector<std::string>{"disasm", "--set", "--stream"},
+                      std::vector<std::string>{"kv-accuracy", "--heads", "--context"},
+                      std::vector<std::string>{"decode", "--context", "--heads"},
+                      std::vector<std::string>{"decode-table", "--jobs", "--shard"},
+                      std::vector<std::string>{"sweep", "--shard", "--dma"},
+                      std::vector<std::string>{"merge", "--out", "--stream"},
+                      std::vector<std::string>{"replay", "--keep-going", "--context"},
+                      std::vector<std::string>{"ddr-bench", "--requests", "--context"}));
+
+TEST_F(Cli, HelpWinsOverTheRestOfTheLine) {
+  const auto r = vp({"decode", "--context", "-5", "--no-such-option", "--help"});
+  EXPECT_EQ(r.exit_code, 0) << describe(r);
+  EXPECT_TRUE(contains(r.out, "usage: pccx-vp decode --model FILE")) << r.out;
+  EXPECT_TRUE(r.err.empty()) << r.err;
+}
+
+}  // namespace
+}  // namespace e2e
