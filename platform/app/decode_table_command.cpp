@@ -45,15 +45,31 @@ decode_row finish_cell(const workload::decode_sweep& s, const workload::decode_c
 
 }  // namespace
 
+namespace {
+
+workload::decode_sweep load_table_sweep(const cli_options& opts,
+                                        const config::config_layers& base) {
+  try {
+    return workload::load_sweep(opts.sweep, base);
+  } catch (const config::config_error& e) {
+    throw vp::input_error("invalid sweep file:\n" + std::string(e.what()));
+  }
+}
+
+}  // namespace
+
+void check_decode_table_sweep(const cli_options& opts) {
+  config::config_layers base;
+  base.files = opts.layers.files;
+  base.sets = opts.layers.sets;
+  (void)load_table_sweep(opts, base);
+}
+
 int run_decode_table(const cli_options& opts) {
   workload::decode_table table;
   table.base.files = opts.layers.files;
   table.base.sets = opts.layers.sets;
-  try {
-    table.sweep = workload::load_sweep(opts.sweep, table.base);
-  } catch (const config::config_error& e) {
-    throw vp::input_error("invalid sweep file:\n" + std::string(e.what()));
-  }
+  table.sweep = load_table_sweep(opts, table.base);
   const workload::decode_sweep& sweep = table.sweep;
   const auto cells = workload::sweep_cells(sweep);
 

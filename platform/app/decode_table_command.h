@@ -13,4 +13,8 @@ namespace pccx::app {
 // other cell failed (its output goes to stderr); bad input throws.
 int run_decode_table(const cli_options& opts);
 
+// Reads and checks the sweep file as the run does (--validate-only too);
+// throws vp::input_error with the run's message.
+void check_decode_table_sweep(const cli_options& opts);
+
 }  // namespace pccx::app

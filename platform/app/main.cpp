@@ -30,6 +30,7 @@
 #include "platform/workload/decode_runner.h"
 #include "platform/workload/llm/ddr_plan.h"
 #include "platform/workload/llm/model_config.h"
+#include "platform/workload/sweep_plan.h"
 
 namespace {
 
@@ -128,6 +129,14 @@ int run(int argc, char** argv) {
   const pccx::config::platform_config cfg = pccx::config::load(opts.layers);
   if (!opts.dump_config.empty()) pccx::config::dump(cfg, opts.dump_config);
   if (opts.validate_only) {
+    // Everything else the run would read is checked as the run checks it.
+    if (opts.cmd == cli_options::command::decode) (void)pccx::llm::load_model(opts.model);
+    if (opts.cmd == cli_options::command::decode_table) pccx::app::check_decode_table_sweep(opts);
+    if (opts.cmd == cli_options::command::sweep && !opts.sweep_file.empty()) try {
+        (void)pccx::workload::load_sweep_file(opts.sweep_file);
+      } catch (const pccx::config::config_error& e) {
+        throw pccx::vp::input_error("invalid sweep:\n" + std::string(e.what()));
+      }
     std::cerr << "pccx-vp: configuration is valid\n";
     return kExitOk;
   }

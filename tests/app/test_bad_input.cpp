@@ -165,3 +165,41 @@ TEST_F(BadLogModule, AnUnknownModuleIsNamedWithTheNearestOne) {
 
 }  // namespace
 }  // namespace e2e
+
+namespace e2e {
+namespace {
+
+// --validate-only reads what the run would read and refuses it with the
+// run's own message.
+using ValidateOnly = E2E;
+
+TEST_F(ValidateOnly, RefusesABadModelFileAsTheRunDoes) {
+  write_file(path("model.json"), "{\"name\": 3}\n");
+  const auto check = vp({"decode", "--model", path("model.json"), "--validate-only"});
+  const auto run = vp({"decode", "--model", path("model.json")});
+  EXPECT_EQ(check.exit_code, 2) << describe(check);
+  EXPECT_EQ(run.exit_code, 2) << describe(run);
+  EXPECT_EQ(check.err, run.err);
+  EXPECT_FALSE(contains(check.err, "configuration is valid")) << check.err;
+}
+
+TEST_F(ValidateOnly, RefusesABadSweepFileAsTheRunDoes) {
+  write_file(path("sweep.json"), "{\"models\": 5}\n");
+  const auto check =
+      vp({"decode-table", "--sweep", path("sweep.json"), "--out", "t", "--validate-only"});
+  const auto run = vp({"decode-table", "--sweep", path("sweep.json"), "--out", "t2"});
+  EXPECT_EQ(check.exit_code, 2) << describe(check);
+  EXPECT_EQ(run.exit_code, 2) << describe(run);
+  EXPECT_EQ(check.err, run.err);
+  EXPECT_TRUE(contains(check.err, "invalid sweep file")) << check.err;
+}
+
+TEST_F(ValidateOnly, AcceptsAGoodModelFile) {
+  const auto r = vp({"decode", "--model", std::string(PCCX_SOURCE_DIR) + "/configs/models/tiny.json",
+                     "--validate-only"});
+  EXPECT_EQ(r.exit_code, 0) << describe(r);
+  EXPECT_TRUE(contains(r.err, "configuration is valid")) << r.err;
+}
+
+}  // namespace
+}  // namespace e2e
