@@ -112,44 +112,52 @@ class elf_runner::npu_window : public aarch64_core::device {
   std::map<uint64_t, uint32_t> written_;
 };
 
-// DDR as the CPU sees it with its caches: the controller's bytes, untimed.
+// DDR as the CPU sees it with its caches: the controller's bytes, untimed,
+// or in timing mode (the controller keeps none) the CPU's own copy.
 class elf_runner::ddr_window : public aarch64_core::device {
  public:
-  explicit ddr_window(elf_runner& r) : r_(r), own_(r.layout_.ddr_size) {}
+  explicit ddr_window(elf_runner& r) : r_(r), own_(r.layout_.ddr_size) {
+    uint8_t probe = 0;
+    shared_ = r_.cpu_.ddr_debug(tlm::TLM_READ_COMMAND, r_.layout_.ddr_base, &probe, 1);
+  }
   uint64_t read(uint64_t address, unsigned size) override {
     uint8_t b[8] = {};
-    if (!r_.cpu_.ddr_debug(tlm::TLM_READ_COMMAND, address, b, size))
-      own_.read(address - r_.layout_.ddr_base, b, size);
+    load(address, b, size);
     uint64_t v = 0;
     for (unsigned i = size; i-- > 0;) v = v << 8 | b[i];
     return v;
   }
-  // The debugger's access: no bus time, no traffic.
-  void peek(uint64_t address, uint8_t* data, size_t bytes) {
-    if (!r_.cpu_.ddr_debug(tlm::TLM_READ_COMMAND, address, data, static_cast<unsigned>(bytes)))
-      own_.read(address - r_.layout_.ddr_base, data, bytes);
-  }
-  void poke(uint64_t address, const uint8_t* data, size_t bytes) {
-    std::vector<uint8_t> copy(data, data + bytes);
-    if (!r_.cpu_.ddr_debug(tlm::TLM_WRITE_COMMAND, address, copy.data(),
-                           static_cast<unsigned>(bytes)))
-      own_.write(address - r_.layout_.ddr_base, data, bytes);
-  }
-  void host_wrote(uint64_t address, const uint8_t* data, uint64_t bytes) {
-    uint8_t probe = 0;
-    if (!r_.cpu_.ddr_debug(tlm::TLM_READ_COMMAND, address, &probe, 1))
-      own_.write(address - r_.layout_.ddr_base, data, bytes);
-  }
   void write(uint64_t address, unsigned size, uint64_t value) override {
     uint8_t b[8];
     for (unsigned i = 0; i < size; ++i) b[i] = static_cast<uint8_t>(value >> (8 * i));
-    if (!r_.cpu_.ddr_debug(tlm::TLM_WRITE_COMMAND, address, b, size))
-      own_.write(address - r_.layout_.ddr_base, b, size);
+    store(address, b, size);
+  }
+  // The debugger's access: no bus time, no traffic.
+  void peek(uint64_t address, uint8_t* data, size_t bytes) { load(address, data, bytes); }
+  void poke(uint64_t address, const uint8_t* data, size_t bytes) { store(address, data, bytes); }
+  // The host's timed transfer already reached the controller's bytes.
+  void host_wrote(uint64_t address, const uint8_t* data, uint64_t bytes) {
+    if (!shared_) own_.write(address - r_.layout_.ddr_base, data, bytes);
   }
 
  private:
+  void load(uint64_t address, uint8_t* data, size_t bytes) {
+    if (shared_)
+      r_.cpu_.ddr_debug(tlm::TLM_READ_COMMAND, address, data, static_cast<unsigned>(bytes));
+    else
+      own_.read(address - r_.layout_.ddr_base, data, bytes);
+  }
+  void store(uint64_t address, const uint8_t* data, size_t bytes) {
+    if (shared_)  // the debug interface takes a mutable pointer; it only reads on a write
+      r_.cpu_.ddr_debug(tlm::TLM_WRITE_COMMAND, address, const_cast<uint8_t*>(data),
+                        static_cast<unsigned>(bytes));
+    else
+      own_.write(address - r_.layout_.ddr_base, data, bytes);
+  }
+
   elf_runner& r_;
-  mem::backing_store own_;  // timing mode: the controller keeps no bytes
+  mem::backing_store own_;
+  bool shared_ = false;  // the controller keeps the bytes (functional mode)
 };
 
 elf_runner::elf_runner(firmware_cpu& cpu, std::shared_ptr<const elf_image> elf,

@@ -100,25 +100,26 @@ void firmware_cpu::park() {
   for (;;) wait(never_);
 }
 
-bool firmware_cpu::register_debug_read(uint64_t address, uint32_t& value) {
-  tlm::tlm_generic_payload tx;
-  tx.set_command(tlm::TLM_READ_COMMAND);
-  tx.set_address(address);
-  tx.set_data_ptr(reinterpret_cast<unsigned char*>(&value));
-  tx.set_data_length(4);
-  tx.set_streaming_width(4);
-  return bus->transport_dbg(tx) == 4;
-}
-
-bool firmware_cpu::ddr_debug(tlm::tlm_command cmd, uint64_t address, uint8_t* data,
-                             unsigned bytes) {
-  tlm::tlm_generic_payload tx;
+unsigned firmware_cpu::debug_transport(tlm_utils::simple_initiator_socket<firmware_cpu>& socket,
+                                       tlm::tlm_command cmd, uint64_t address, uint8_t* data,
+                                       unsigned bytes) {
+  tlm::tlm_generic_payload& tx = debug_tx_;
   tx.set_command(cmd);
   tx.set_address(address);
   tx.set_data_ptr(data);
   tx.set_data_length(bytes);
   tx.set_streaming_width(bytes);
-  return ddr->transport_dbg(tx) == bytes;
+  return socket->transport_dbg(tx);
+}
+
+bool firmware_cpu::register_debug_read(uint64_t address, uint32_t& value) {
+  return debug_transport(bus, tlm::TLM_READ_COMMAND, address,
+                         reinterpret_cast<uint8_t*>(&value), 4) == 4;
+}
+
+bool firmware_cpu::ddr_debug(tlm::tlm_command cmd, uint64_t address, uint8_t* data,
+                             unsigned bytes) {
+  return debug_transport(ddr, cmd, address, data, bytes) == bytes;
 }
 
 void firmware_cpu::transact(tlm::tlm_command cmd, uint32_t offset, uint32_t& data) {

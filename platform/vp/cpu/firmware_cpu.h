@@ -129,6 +129,8 @@ class firmware_cpu : public sc_core::sc_module {
   // A register's value as a debugger reads it (no side effects, no time);
   // false for a register that cannot be read so.
   bool register_debug_read(uint64_t address, uint32_t& value);
+  unsigned debug_transport(tlm_utils::simple_initiator_socket<firmware_cpu>& socket,
+                           tlm::tlm_command cmd, uint64_t address, uint8_t* data, unsigned bytes);
 
   params params_;
   run_control& control_;
@@ -150,6 +152,7 @@ class firmware_cpu : public sc_core::sc_module {
   // so a local payload's extension array would never be freed.
   tlm::tlm_generic_payload mmio_tx_;
   tlm::tlm_generic_payload ddr_tx_;
+  tlm::tlm_generic_payload debug_tx_;  // debug reads and writes (a debugger, the ELF's DDR view)
 };
 
 }  // namespace pccx::vp
