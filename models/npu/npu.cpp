@@ -22,9 +22,13 @@ npu::npu(sc_core::sc_module_name name, const npu_params& params, trace::trace_hu
       params_(params),
       fifo_(params.section.cmd_fifo_depth),
       cache_(params.section.constant_cache),
+      lint_(std::string(sc_core::sc_module::name()) + ".lint", params.lint, params.limits(),
+            datapath && datapath->functional),
       cmd_("cmd", params_, fifo_, cache_, counters_, traces),
       regs_("regs", params_, fifo_, cmd_, counters_) {
   cmd_.irq(irq);
+  cmd_.set_lint(&lint_);
+  regs_.set_lint(&lint_);
   if (!datapath) return;
   // Each part's parameters are its section of npu.* as it is, plus the clock.
   const npu_datapath_params& dp = *datapath;

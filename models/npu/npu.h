@@ -52,6 +52,7 @@ class npu : public sc_core::sc_module {
   void bind_unit(unit_kind kind, execution_unit_if& unit) { cmd_.bind_unit(kind, unit); }
 
   command_processor& cmd() { return cmd_; }
+  driver_lint& lint() { return lint_; }
   const command_processor& cmd() const { return cmd_; }
   constant_cache& cache() { return cache_; }
   perf_counters& counters() { return counters_; }
@@ -76,6 +77,7 @@ class npu : public sc_core::sc_module {
   command_fifo fifo_;
   constant_cache cache_;
   perf_counters counters_;
+  driver_lint lint_;
   command_processor cmd_;
   npu_register_bank regs_;
   std::unique_ptr<mem::l2_memory> l2_;

@@ -31,8 +31,9 @@ void constant_cache_config::validate(validator& check) const {
   }
 }
 
-isa::decode_limits decode_limits_of(const npu_config& npu) {
+isa::decode_limits decode_limits_of(const npu_config& npu, bool strict) {
   isa::decode_limits l;
+  l.upstream_readings = !strict;
   l.l2_words = npu.l2.words;
   l.gemv_cores = npu.gemv_cores;
   l.gemv_head_parallel = npu.gemv.head_parallel;

@@ -91,7 +91,11 @@ struct npu_config {
   }
 };
 
-// The instruction decoder's limits: L2 size, cores, CVO limits, enabled banks.
-isa::decode_limits decode_limits_of(const npu_config& npu);
+// simulation.lint: what a driver-lint warning does (models/npu/core/driver_lint.h).
+enum class lint_mode : uint8_t { off, warn, error };
+
+// The instruction decoder's limits: L2 size, cores, CVO limits, enabled banks;
+// strict (simulation.strict) refuses the upstream artefacts' readings.
+isa::decode_limits decode_limits_of(const npu_config& npu, bool strict = false);
 
 }  // namespace pccx::config

@@ -47,7 +47,7 @@ cli_options parse_cli(int argc, char** argv) {
     }
   std::vector<std::string> sets, logs, positional, sweeps;
   std::string shard;
-  std::string log_level, trace_mmio, trace_instr, trace_ddr, out_dir;
+  std::string log_level, trace_mmio, trace_instr, trace_ddr, out_dir, lint;
   bool strict = false;
 
   po::options_description general("Options");
@@ -64,7 +64,12 @@ cli_options parse_cli(int argc, char** argv) {
       "override one key: a.b.c=value (JSON value, or text); repeatable, applied after files")(
       "dump-config", po::value(&o.dump_config), "write the effective configuration to FILE")(
       "validate-only", po::bool_switch(&o.validate_only), "check the configuration and exit")(
-      "strict", po::bool_switch(&strict), "end the run at the first NPU error (simulation.strict)")(
+      "strict", po::bool_switch(&strict),
+      "the platform's strict reading: upstream departures are NPU errors, and the first NPU "
+      "error ends the run (simulation.strict)")(
+      "lint", po::value(&lint),
+      "driver lint: off, warn (log each warning) or error (the first warning fails the run) "
+      "(simulation.lint, default warn)")(
       "log-level", po::value(&log_level), "default log level (log.level)")(
       "log", po::value<std::vector<std::string>>(&logs)->composing(),
       "per-module level MODULE=LEVEL, e.g. npu.cmd=debug (log.modules)")(
@@ -307,6 +312,7 @@ cli_options parse_cli(int argc, char** argv) {
 
   o.layers.sets = sets;
   if (strict) o.layers.sets.push_back("simulation.strict=true");
+  if (!lint.empty()) o.layers.sets.push_back("simulation.lint=" + nlohmann::json(lint).dump());
   if (!log_level.empty()) o.layers.sets.push_back("log.level=" + log_level);
   if (!trace_mmio.empty())
     o.layers.sets.push_back("trace.mmio=" + nlohmann::json(trace_mmio).dump());

@@ -110,7 +110,7 @@ int run_decode_command(const pccx::config::platform_config& cfg,
 
 int run_disasm(const pccx::config::platform_config& cfg, const std::string& file) {
   const auto words = pccx::isa::read_memh(file);
-  std::cout << pccx::isa::format_listing(words, pccx::config::decode_limits_of(cfg.npu));
+  std::cout << pccx::isa::format_listing(words, pccx::config::decode_limits_of(cfg.npu, cfg.simulation.strict));
   return kExitOk;
 }
 

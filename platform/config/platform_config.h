@@ -53,12 +53,21 @@ inline const enum_table<end_check_policy>& names_of(end_check_policy) {
   return t;
 }
 
+// simulation.lint: what a driver-lint warning does (docs/reference/errors.md).
+inline const enum_table<lint_mode>& names_of(lint_mode) {
+  static const enum_table<lint_mode> t = {{lint_mode::off, "off"},
+                                               {lint_mode::warn, "warn"},
+                                               {lint_mode::error, "error"}};
+  return t;
+}
+
 struct simulation_config {
   std::uint64_t quantum_ns = 1000;
   std::uint64_t max_time_ms = 60000;
   double max_wall_s = 900.0;
   end_check_policy end_check = end_check_policy::fail;
   bool strict = false;
+  lint_mode lint = lint_mode::warn;
   sim_mode mode = sim_mode::functional;
 
   bool functional() const { return mode == sim_mode::functional; }
@@ -75,7 +84,13 @@ struct simulation_config {
     v.field("end_check", end_check,
             "When the firmware ends while the NPU is busy or an NPU or DMA error was never "
             "cleared: fail the run, or only warn");
-    v.field("strict", strict, "End the run at the first NPU error instead of latching it");
+    v.field("strict", strict,
+            "The platform's strict reading: upstream departures (GEMV lanes as a mask, GEMM "
+            "lanes, RTL shape slots, long CVOs) are NPU errors, and the first NPU error ends "
+            "the run instead of latching");
+    v.field("lint", lint,
+            "Driver lint (suspicious but legal driver behaviour, upstream departures): off, "
+            "warn (log each warning), error (the first warning fails the run)");
     v.field("mode", mode,
             "functional: real bytes in DDR, L2 and FIFOs; timing: timing only, no data is stored");
   }

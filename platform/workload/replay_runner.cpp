@@ -368,7 +368,7 @@ replay_report run_replay(const config::platform_config& cfg, const replay_input&
   rep.instructions_retired = r.instructions_retired;
   rep.sim_time_ns = r.sim_time_ns;
   rep.words_sent = in.words.size();
-  const isa::decode_limits limits = config::decode_limits_of(cfg.npu);
+  const isa::decode_limits limits = config::decode_limits_of(cfg.npu, cfg.simulation.strict);
 
   auto npu_error = [&](uint64_t seq, uint32_t code, uint64_t word) {
     replay_npu_error e;

@@ -5,6 +5,7 @@
 #include <memory>
 
 #include "infra/text/hex.h"
+#include "pccx_dma.h"
 #include "pccx_isa.h"
 #include "uCA_v1_api.h"
 
@@ -20,6 +21,9 @@ uint32_t words_for_elements(uint64_t elements) {
 }
 
 using text::hex_word;
+
+// The RTL's GEMM STORE writes 4 L2 words: 32 BF16 results of one array pass.
+constexpr uint16_t kRtlGemmStoreElements = 32;
 
 // Per-engine counters, indexed by unit_kind.
 constexpr uint32_t kBusyCounter[] = {PCCX_PERF_GEMV_BUSY, PCCX_PERF_GEMM_BUSY, PCCX_PERF_SFU_BUSY,
@@ -151,12 +155,15 @@ void command_processor::issue_thread() {
     dispatched_instruction d;
     d.seq = e.seq;
     d.ins = std::get<isa::instruction>(decoded);
-    std::string detail;
-    if (uint32_t code = resolve(d, detail); code != PCCX_ERR_NONE) {
+    std::string detail, upstream;
+    if (uint32_t code = resolve(d, detail, upstream); code != PCCX_ERR_NONE) {
       decoding_ = false;
       latch(e, code, detail);
       continue;
     }
+    if (lint_ && !upstream.empty())
+      lint_->report(lint_code::shape_upstream, d.seq, d.ins.word, upstream);
+    if (lint_ && lint_->enabled()) lint_decoded(d);
     wait(params_.section.issue_cycles * params_.core_period);
 
     if (auto* ms = std::get_if<isa::memset_instr>(&d.ins.body)) {
@@ -194,6 +201,7 @@ void command_processor::issue_thread() {
     counters_.add(hazard_seen ? PCCX_PERF_HAZARD_STALL : PCCX_PERF_UNIT_STALL, stall);
     if (hazard_seen) counters_.add(kHazardCounter[static_cast<size_t>(kind)], stall);
 
+    if (lint_ && lint_->enabled()) lint_dispatch(d, d.consumes != nullptr);
     const sc_time started = sc_core::sc_time_stamp();
     unit_busy_[static_cast<size_t>(kind)] = true;
     in_flight_.push_back({d, kind, e.arrival, issued, started});
@@ -215,6 +223,12 @@ void command_processor::issue_thread() {
   }
 }
 
+std::optional<command_processor::in_flight_view> command_processor::oldest_in_flight() const {
+  if (in_flight_.empty()) return std::nullopt;
+  const auto& r = in_flight_.front();
+  return in_flight_view{r.d.seq, r.d.ins, r.kind, r.started};
+}
+
 uint64_t command_processor::counter(uint32_t index) const {
   const uint64_t now = cycles(sc_core::sc_time_stamp());
   auto busy = [&](size_t k) {
@@ -234,7 +248,50 @@ uint64_t command_processor::counter(uint32_t index) const {
   return counters_.value(index);
 }
 
-uint32_t command_processor::resolve(dispatched_instruction& d, std::string& detail) const {
+bool command_processor::resolve_upstream(dispatched_instruction& d, const isa::matmul_instr& mm,
+                                         std::string& note) const {
+  if (params_.strict) return false;
+  const bool gemv = d.ins.op == isa::opcode::gemv;
+  const char* op = gemv ? "GEMV" : "GEMM";
+  auto extents = [](const std::array<uint16_t, 3>& v) {
+    return "(" + std::to_string(v[0]) + ", " + std::to_string(v[1]) + ", " + std::to_string(v[2]) +
+           ")";
+  };
+  const auto weight = cache_.read(1, mm.shape_ptr);
+  if (!weight) {
+    // The RTL's reading: shape_ptr names the fmap_shape slot whose X*Y*Z
+    // activations the L2->L1 load moves; a GEMV accumulates size_ptr
+    // results (num_recur), a GEMM stores one array pass of 32 results.
+    const auto act = cache_.read(0, mm.shape_ptr);
+    if (!act) return false;
+    const uint64_t k = uint64_t{(*act)[0]} * (*act)[1] * (*act)[2];
+    if (k == 0 || k > 0xFFFF) return false;
+    const uint16_t n = gemv ? mm.size_ptr : kRtlGemmStoreElements;
+    d.shape = {1, n, static_cast<uint16_t>(k)};
+    d.size = {1, 1, static_cast<uint16_t>(k)};
+    note = std::string(op) + " shape_ptr names weight_shape[" + std::to_string(mm.shape_ptr) +
+           "], never written: read the RTL's way, activations fmap_shape[" +
+           std::to_string(mm.shape_ptr) + "] = " + extents(*act) + ", " +
+           (gemv ? "N = size_ptr = " + std::to_string(n) + " results"
+                 : "N = " + std::to_string(n) + " results (one array pass)") +
+           ": (M, N, K) = " + extents(d.shape);
+    return true;
+  }
+  if (cache_.read(0, mm.size_ptr)) return false;
+  // The API documentation's example writes weight shapes only: the
+  // activations are the M x K the weight shape implies.
+  const uint64_t mk = uint64_t{(*weight)[0]} * (*weight)[2];
+  if (mk == 0 || mk > 0xFFFF) return false;
+  d.shape = *weight;
+  d.size = {1, (*weight)[0], (*weight)[2]};
+  note = std::string(op) + " size_ptr names fmap_shape[" + std::to_string(mm.size_ptr) +
+         "], never written: activations taken as M x K = " + std::to_string(mk) +
+         " from weight_shape[" + std::to_string(mm.shape_ptr) + "] = " + extents(*weight);
+  return true;
+}
+
+uint32_t command_processor::resolve(dispatched_instruction& d, std::string& detail,
+                                    std::string& upstream) const {
   const uint32_t l2_words = limits_.l2_words;
   auto slot = [&](uint32_t bank, uint32_t index, const char* field,
                   std::array<uint16_t, 3>& out) -> bool {
@@ -273,8 +330,10 @@ uint32_t command_processor::resolve(dispatched_instruction& d, std::string& deta
   }
 
   if (auto* mm = std::get_if<isa::matmul_instr>(&d.ins.body)) {
-    if (!slot(1, mm->shape_ptr, "shape_ptr", d.shape)) return PCCX_ERR_UNWRITTEN_SLOT;
-    if (!slot(0, mm->size_ptr, "size_ptr", d.size)) return PCCX_ERR_UNWRITTEN_SLOT;
+    if (!resolve_upstream(d, *mm, upstream)) {
+      if (!slot(1, mm->shape_ptr, "shape_ptr", d.shape)) return PCCX_ERR_UNWRITTEN_SLOT;
+      if (!slot(0, mm->size_ptr, "size_ptr", d.size)) return PCCX_ERR_UNWRITTEN_SLOT;
+    }
     const uint64_t out_elems = static_cast<uint64_t>(d.shape[0]) * d.shape[1];
     if (uint32_t c =
             range(mm->src_addr, words_for_elements(product(d.size)), "activations", d.reads))
@@ -307,6 +366,91 @@ uint32_t command_processor::resolve(dispatched_instruction& d, std::string& deta
       d.reads.push_back(dst);
   }
   return PCCX_ERR_NONE;
+}
+
+void command_processor::lint_decoded(const dispatched_instruction& d) {
+  auto warn = [&](lint_code code, const std::string& cause) {
+    lint_->report(code, d.seq, d.ins.word, cause);
+  };
+  if (auto* mm = std::get_if<isa::matmul_instr>(&d.ins.body)) {
+    const char* op = d.ins.op == isa::opcode::gemv ? "GEMV" : "GEMM";
+    if (d.ins.op == isa::opcode::gemv) {
+      const auto lanes = isa::gemv_lanes(mm->lanes, limits_.gemv_cores, true);
+      if (lanes && lanes->mask)
+        warn(lint_code::lanes_mask,
+             "GEMV lanes " + std::to_string(mm->lanes & PCCX_LANES_COUNT_MASK) +
+                 " is above the " + std::to_string(limits_.gemv_cores) +
+                 " cores: read as a core mask (the upstream API documentation's reading), " +
+                 std::to_string(lanes->cores) + " core" + (lanes->cores == 1 ? "" : "s") + " active");
+    } else if (mm->lanes > 1) {
+      warn(lint_code::lanes_ignored, "GEMM parallel_lane " + std::to_string(mm->lanes) +
+                                         " is ignored: the single systolic array takes 0 or 1");
+    }
+    if (d.ins.op == isa::opcode::gemm && (mm->flags & UCA_FLAG_FINDEMAX))
+      warn(lint_code::flags_ignored,
+           std::string(op) + " flag FINDEMAX is ignored: only the GEMV engine finds e_max");
+  } else if (auto* mc = std::get_if<isa::memcpy_instr>(&d.ins.body)) {
+    const auto route = mc->route();
+    if (route == isa::memcpy_route::l2_to_host && mc->dest != 0)
+      warn(lint_code::route_dest_ignored,
+           "L2->host MEMCPY ignores dest " + text::hex(mc->dest, 5) +
+               ": the words at src go to the host; a move meant for the L2 encoded as "
+               "from_device=0, to_device=1 is the upstream uCA_v1_api.c route bug "
+               "(UCA_ROUTE_HOST_TO_L2 = 0x01 read as from=route[4], to=route[0])");
+    if (route == isa::memcpy_route::host_to_l2 && mc->src != 0)
+      warn(lint_code::route_dest_ignored,
+           "host->L2 MEMCPY ignores src " + text::hex(mc->src, 5) +
+               ": the words come from the host; a move meant for the host encoded as "
+               "from_device=1, to_device=0 is the upstream uCA_v1_api.c route bug "
+               "(UCA_ROUTE_L2_TO_HOST = 0x10 read as from=route[4], to=route[0])");
+  } else if (auto* cv = std::get_if<isa::cvo_instr>(&d.ins.body)) {
+    if (cv->length > limits_.cvo_max_length)
+      warn(lint_code::cvo_length_passes,
+           "CVO " + isa::cvo_func_name(cv->func) + " length " + std::to_string(cv->length) +
+               " is above the SFU's " + std::to_string(limits_.cvo_max_length) +
+               " elements (npu.sfu.max_length): it runs in " +
+               std::to_string((cv->length + limits_.cvo_max_length - 1) / limits_.cvo_max_length) +
+               " passes");
+    if ((cv->flags & UCA_CVO_FLAG_RECIP_SCALE) && cv->func != UCA_CVO_SCALE)
+      warn(lint_code::flags_ignored, "CVO " + isa::cvo_func_name(cv->func) +
+                                         " ignores flag RECIP_SCALE: only SCALE uses it");
+    if ((cv->flags & UCA_CVO_FLAG_ACCM) && (cv->func == PCCX_CVO_MUL || cv->func == PCCX_CVO_ADD))
+      warn(lint_code::flags_ignored, "CVO " + isa::cvo_func_name(cv->func) +
+                                         " ignores flag ACCM: it already reads the vector at dst");
+  }
+}
+
+void command_processor::lint_dispatch(const dispatched_instruction& d, bool chained) {
+  auto warn = [&](lint_code code, const std::string& cause) {
+    lint_->report(code, d.seq, d.ins.word, cause);
+  };
+  // Older writers of these words have retired (the hazard wait): a word
+  // not written by now was never written.
+  for (size_t i = 0; i < d.reads.size(); ++i) {
+    if (chained && i == 0) continue;  // comes from the GEMV's stream
+    if (const auto word = lint_->first_unwritten(d.reads[i])) {
+      const auto& r = d.reads[i];
+      warn(lint_code::l2_uninitialised,
+           isa::opcode_name(d.ins.op) + " reads L2 word " + text::hex(*word, 5) +
+               ", never written since reset (words " + text::hex(r.first, 5) + ".." +
+               text::hex(r.first + r.words - 1, 5) + ")");
+      break;
+    }
+  }
+  for (const auto& w : d.writes) lint_->mark_written(w);
+  if (auto* mc = std::get_if<isa::memcpy_instr>(&d.ins.body)) {
+    const auto route = mc->route();
+    if (route == isa::memcpy_route::host_to_l2 && lint_->channel_idle(PCCX_DMA_ACP_FMAP))
+      warn(lint_code::host_move_no_descriptor,
+           "host->L2 MEMCPY issued with no ACP_FMAP descriptor queued and no bytes in its "
+           "FIFO: it waits until a descriptor arrives");
+    if ((route == isa::memcpy_route::l2_to_host || route == isa::memcpy_route::kv_append) &&
+        lint_->channel_idle(PCCX_DMA_ACP_RESULT))
+      warn(lint_code::result_no_descriptor,
+           std::string(route == isa::memcpy_route::kv_append ? "KV append" : "L2->host") +
+               " MEMCPY moves words into the ACP_RESULT FIFO with no descriptor waiting for "
+               "them: they stay there until one is queued");
+  }
 }
 
 const command_processor::in_flight_record* command_processor::chain_producer(

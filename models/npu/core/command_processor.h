@@ -20,6 +20,7 @@
 #include "infra/trace/trace_hub.h"
 #include "models/npu/core/command_fifo.h"
 #include "models/npu/core/constant_cache.h"
+#include "models/npu/core/driver_lint.h"
 #include "models/npu/core/execution_unit.h"
 #include "models/npu/core/npu_params.h"
 #include "models/npu/core/perf_counters.h"
@@ -42,6 +43,9 @@ class command_processor : public sc_core::sc_module, public completion_if {
   sc_core::sc_out<bool> irq;  // high when idle or in error: firmware's wake-up line
 
   void bind_unit(unit_kind kind, execution_unit_if& unit);
+  // The driver lint the processor reports to (none: no warnings).
+  void set_lint(driver_lint* lint) { lint_ = lint; }
+  const isa::decode_limits& limits() const { return limits_; }
   bool has_unit(unit_kind kind) const;
 
   // STATUS as the register bank reports it.
@@ -51,6 +55,14 @@ class command_processor : public sc_core::sc_module, public completion_if {
   const npu_error* error() const { return error_ ? &*error_ : nullptr; }
   uint64_t retired() const { return retired_; }
   uint32_t in_flight() const { return static_cast<uint32_t>(in_flight_.size()); }
+  // The oldest instruction still in a unit, if any: what a stuck NPU is stuck on.
+  struct in_flight_view {
+    uint64_t seq = 0;
+    isa::instruction ins;
+    unit_kind kind = unit_kind::count;
+    sc_core::sc_time started;
+  };
+  std::optional<in_flight_view> oldest_in_flight() const;
 
   // A performance counter as firmware reads it now: cycles and idle are
   // derived from the current time, busy includes the instruction in flight.
@@ -92,12 +104,22 @@ class command_processor : public sc_core::sc_module, public completion_if {
   void irq_method();
   bool next_word(command_fifo::entry& out);
   // Fills shapes and L2 ranges; returns an error code or PCCX_ERR_NONE.
-  uint32_t resolve(dispatched_instruction& d, std::string& detail) const;
+  // upstream: set when a GEMM/GEMV's extents came from the upstream reading
+  // of its slots (docs/reference/spec-decisions.md), saying which.
+  uint32_t resolve(dispatched_instruction& d, std::string& detail, std::string& upstream) const;
+  // The upstream readings of a GEMM/GEMV whose slots do not resolve the
+  // platform's way; false when neither applies.
+  bool resolve_upstream(dispatched_instruction& d, const isa::matmul_instr& mm,
+                        std::string& note) const;
   // A RAW of d's first read range on `chained`'s result is allowed: d takes
   // those words from the direct GEMV -> SFU path.
   bool conflicts(const dispatched_instruction& d, const in_flight_record* chained) const;
   // The in-flight GEMV a CVO can chain to, if any.
   const in_flight_record* chain_producer(const dispatched_instruction& d) const;
+  // The lint's checks of an instruction: at decode (the word and its
+  // shapes) and at dispatch (L2 initialisation, DMA descriptors).
+  void lint_decoded(const dispatched_instruction& d);
+  void lint_dispatch(const dispatched_instruction& d, bool chained);
   // traced: the instruction trace already has a record for this word.
   void latch(const command_fifo::entry& e, uint32_t code, const std::string& detail,
              bool traced = false);
@@ -113,6 +135,7 @@ class command_processor : public sc_core::sc_module, public completion_if {
   constant_cache& cache_;
   perf_counters& counters_;
   trace::jsonl_trace* instr_trace_;
+  driver_lint* lint_ = nullptr;
   log::logger log_;
 
   std::array<execution_unit_if*, static_cast<size_t>(unit_kind::count)> units_{};

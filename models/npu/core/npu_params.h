@@ -5,6 +5,7 @@
 
 #include <systemc>
 
+#include "models/npu/core/driver_lint.h"
 #include "models/npu/isa/instruction.h"
 #include "models/npu/npu_config.h"
 
@@ -14,8 +15,9 @@ struct npu_params {
   config::npu_config section;  // npu.*: CMD_IN, stages, constant cache, the units' sections
   sc_core::sc_time core_period = sc_core::sc_time(2.5, sc_core::SC_NS);  // clocks.core_mhz
   bool strict = false;  // simulation.strict: an NPU error ends the run instead of latching
+  lint_mode lint = lint_mode::warn;  // simulation.lint
 
-  isa::decode_limits limits() const { return config::decode_limits_of(section); }
+  isa::decode_limits limits() const { return config::decode_limits_of(section, strict); }
 };
 
 }  // namespace pccx::npu

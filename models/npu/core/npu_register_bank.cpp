@@ -87,6 +87,10 @@ void npu_register_bank::push_instruction(uint32_t hi, sc_time& delay) {
   const uint64_t word = (static_cast<uint64_t>(hi) << 32) | instr_lo_->value();
   fifo_.push(word, sc_core::sc_time_stamp() + delay);
   cmd_.word_pushed();
+  if (lint_ && lint_->take_sync_timeout())
+    lint_->report(lint_code::issue_after_timeout, fifo_.pushed() - 1, word,
+                  "issued after a uca_sync that timed out with the NPU still busy: the NPU may "
+                  "still be running what the driver believes finished");
 }
 
 void npu_register_bank::b_transport(tlm::tlm_generic_payload& tx, sc_time& delay) {

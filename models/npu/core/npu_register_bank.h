@@ -36,6 +36,8 @@ class npu_register_bank : public sc_core::sc_module {
 
   // "STATUS", "PERF_LO[3]", ... or "" for an unmapped offset.
   static std::string register_name(uint64_t offset);
+  // The driver lint, told of each word pushed after a timed-out sync.
+  void set_lint(driver_lint* lint) { lint_ = lint; }
 
  private:
   void b_transport(tlm::tlm_generic_payload& tx, sc_core::sc_time& delay);
@@ -52,6 +54,7 @@ class npu_register_bank : public sc_core::sc_module {
   log::logger log_;
   regs::register_bank bank_;
   regs::reg32* instr_lo_ = nullptr;
+  driver_lint* lint_ = nullptr;
 };
 
 }  // namespace pccx::npu

@@ -80,14 +80,18 @@ decode_result decode_matmul(uint64_t word, opcode op, const decode_limits& lim) 
       return fail(PCCX_ERR_INVALID_LANES, "GEMV lanes " + std::to_string(m.lanes) +
                                               ": bit 4 (head-parallel) is a platform extension and "
                                               "npu.gemv.head_parallel is off");
-    if (count > lim.gemv_cores)
+    if (!gemv_lanes(m.lanes, lim.gemv_cores, lim.upstream_readings))
       return fail(PCCX_ERR_INVALID_LANES,
                   "GEMV lanes " + std::to_string(m.lanes) +
                       (head ? " (head-parallel, " + std::to_string(count) + " cores)" : "") +
-                      " exceeds the " + std::to_string(lim.gemv_cores) + " GEMV cores (0 = all)");
-  } else if (m.lanes > 1) {
+                      " exceeds the " + std::to_string(lim.gemv_cores) + " GEMV cores (0 = all)" +
+                      (gemv_lanes(m.lanes, lim.gemv_cores, true)
+                           ? "; strict reading: a count, not the upstream API's core mask"
+                           : ""));
+  } else if (m.lanes > 1 && !lim.upstream_readings) {
     return fail(PCCX_ERR_INVALID_LANES, "GEMM lanes " + std::to_string(m.lanes) +
-                                            ": the single systolic array takes 0 or 1");
+                                            ": the single systolic array takes 0 or 1 (strict "
+                                            "reading; otherwise the lanes are ignored)");
   }
 
   if (m.size_ptr >= lim.cache_slots)
@@ -181,10 +185,12 @@ decode_result decode_cvo(uint64_t word, const decode_limits& lim) {
                                                "): platform extension disabled");
 
   if (c.length == 0) return fail(PCCX_ERR_ZERO_LENGTH, "CVO length 0: zero-length transfer");
-  if (c.length > lim.cvo_max_length)
+  if (c.length > lim.cvo_max_length && !lim.upstream_readings)
     return fail(PCCX_ERR_LENGTH_TOO_LARGE, "CVO length " + std::to_string(c.length) +
                                                " exceeds the limit of " +
-                                               std::to_string(lim.cvo_max_length) + " elements");
+                                               std::to_string(lim.cvo_max_length) +
+                                               " elements (strict reading; otherwise it runs in "
+                                               "passes)");
 
   if (c.src >= lim.l2_words) return fail(PCCX_ERR_L2_RANGE, l2_msg("CVO", "src", c.src, lim));
   if (c.dst >= lim.l2_words) return fail(PCCX_ERR_L2_RANGE, l2_msg("CVO", "dst", c.dst, lim));
@@ -198,6 +204,15 @@ decode_result decode_cvo(uint64_t word, const decode_limits& lim) {
 }
 
 }  // namespace
+
+std::optional<gemv_lane_reading> gemv_lanes(uint8_t lanes, uint32_t cores, bool upstream) {
+  const uint32_t count = lanes & PCCX_LANES_COUNT_MASK;
+  if (count <= cores) return gemv_lane_reading{count == 0 ? cores : count, false};
+  if (!upstream || cores >= 32 || (count >> cores) != 0) return std::nullopt;
+  uint32_t active = 0;
+  for (uint32_t b = count; b != 0; b &= b - 1) ++active;
+  return gemv_lane_reading{active, true};
+}
 
 memcpy_route memcpy_instr::route() const {
   if (from_host && to_host) return memcpy_route::kv_append;

@@ -78,6 +78,11 @@ struct decode_limits {
   uint32_t cache_slots = 64;       // constant-cache slots per bank
   uint8_t enabled_banks = 0x0F;    // bit n set: MEMSET dest_cache n exists
   bool kv_append = true;           // MEMCPY from=1 to=1 exists
+  // Accept what upstream pccx artefacts write where they depart from the
+  // platform's strict reading (GEMV lanes as a core mask, GEMM lanes, CVO
+  // longer than cvo_max_length); the command processor warns on each.
+  // simulation.strict turns this off: the departures are decode errors.
+  bool upstream_readings = true;
 };
 
 struct decode_error {
@@ -93,6 +98,16 @@ using decode_result = std::variant<instruction, decode_error>;
 // range; inside one step, fields are checked from the most significant bit
 // down (and L2 start addresses before range ends).
 decode_result decode(uint64_t word, const decode_limits& limits);
+
+// The GEMV cores parallel_lane asks for: [3:0] a count (0 = all), or, read
+// the upstream API documentation's way when the count is above `cores` and
+// upstream readings are on, a mask of cores (0x0F = four cores). nullopt:
+// neither reading fits.
+struct gemv_lane_reading {
+  uint32_t cores = 0;
+  bool mask = false;  // read as a mask
+};
+std::optional<gemv_lane_reading> gemv_lanes(uint8_t lanes, uint32_t cores, bool upstream);
 
 // Inverse of decode for a legal instruction (used by tests and tools).
 uint64_t encode(const instruction& ins);

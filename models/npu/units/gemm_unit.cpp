@@ -147,10 +147,8 @@ std::optional<threaded_unit::result> gemm_unit::resolve(const dispatched_instruc
     return result{refused->err, refused->detail};
   const auto* mm = jb.mm = std::get_if<isa::matmul_instr>(&d.ins.body);
   const uint32_t M = jb.M = d.shape[0], N = jb.N = d.shape[1], K = jb.K = d.shape[2];
-  if (mm->lanes > 1)
-    return result{PCCX_ERR_INVALID_LANES, std::string(name()) + ": parallel_lane " +
-                                              std::to_string(mm->lanes) +
-                                              " above 1 (one GEMM array)"};
+  // parallel_lane: the one array has no lanes to choose. The decoder
+  // refuses lanes above 1 in strict mode; otherwise they are ignored.
   if (uint64_t{M} * K > params_.section.act_buffer_bytes)
     return result{PCCX_ERR_UNIT_FAULT, std::string(name()) + ": GEMM activations M*K = " +
                                            std::to_string(uint64_t{M} * K) +

@@ -109,12 +109,14 @@ std::optional<threaded_unit::result> gemv_unit::resolve(const dispatched_instruc
   jb.d = &d;
   jb.mm = mm;
   const uint32_t M = jb.M = d.shape[0], N = jb.N = d.shape[1], K = jb.K = d.shape[2];
-  const uint32_t lanes = mm->lanes & PCCX_LANES_COUNT_MASK;
   jb.head_parallel = mm->lanes & PCCX_LANES_HEAD_PARALLEL;
-  jb.active = lanes == 0 ? params_.cores : lanes;
-  if (jb.active > params_.cores)
+  // The decoder has refused what strict mode refuses: a mask here is accepted.
+  const auto lanes = isa::gemv_lanes(mm->lanes, params_.cores, true);
+  jb.active = lanes ? lanes->cores : 0;
+  if (!lanes)
     return result{PCCX_ERR_INVALID_LANES, std::string(name()) + ": parallel_lane " +
-                                              std::to_string(jb.active) + " above " +
+                                              std::to_string(mm->lanes & PCCX_LANES_COUNT_MASK) +
+                                              " above " +
                                               std::to_string(params_.cores) + " cores"};
   jb.w_scale = mm->flags & UCA_FLAG_W_SCALE;
   jb.accm = mm->flags & UCA_FLAG_ACCM;

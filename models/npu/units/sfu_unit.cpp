@@ -248,8 +248,13 @@ void sfu_unit::run(const isa::cvo_instr& cv, result_stream* chained) {
   const uint32_t vec_arrival0 = scale ? 1u : 0u;
   word_out_.assign(dst_words, SC_ZERO_TIME);
   float sum = 0.0f;
+  // A vector longer than the stream bridge holds (npu.sfu.max_length; the
+  // strict decoder refuses it) runs in passes: each refill waits for the
+  // previous pass to drain through the pipeline.
+  const uint32_t pass_words = std::max(1u, params_.section.max_length / kPerWord);
   for (uint32_t w = 0; w < vec_words; ++w) {
     if (!reduce && w > 0 && w % params_.chunk_words == 0) flush(w);  // the previous chunk is done
+    if (w > 0 && w % pass_words == 0) entry += pipe;
     const uint32_t count = std::min(kPerWord, n - w * kPerWord);
     const sc_time last = enter(source(vec_arrival0 + w), count);
     if (!reduce) {

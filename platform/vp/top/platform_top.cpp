@@ -45,6 +45,17 @@ platform_top::platform_top(const runtime_params& rt, trace::trace_hub& traces,
     npu.counters().add(a.write ? PCCX_PERF_DDR_WR_BYTES : PCCX_PERF_DDR_RD_BYTES, a.bytes);
   });
 
+  // The driver lint sees the DMA queues and the firmware's waits.
+  npu.lint().channel_has_work = [this](unsigned ch) {
+    return dma[ch]->busy() || (ch == PCCX_DMA_ACP_FMAP && fifo(ch).level() > 0);
+  };
+  cpu.idle_waits.subscribe(
+      [this](const firmware_cpu::wait_idle_record& w) { npu.lint().sync_ended(w.result == -1); });
+  if (rt.npu.lint == npu::lint_mode::error)
+    npu.lint().warnings.subscribe([this](const npu::lint_warning& w) {
+      control.fail("lint error: " + w.text());
+    });
+
   if (rt.npu.strict) {
     for (auto& ch : dma)
       ch->faults.subscribe([this](const mem::dma_fault& f) {

@@ -13,6 +13,7 @@ runtime_params to_runtime(const config::platform_config& cfg) {
   rt.npu.section = cfg.npu;
   rt.npu.core_period = sc_time(1000.0 / cfg.clocks.core_mhz, SC_NS);
   rt.npu.strict = cfg.simulation.strict;
+  rt.npu.lint = cfg.simulation.lint;
 
   rt.cpu.mmio_base = cfg.memory_map.npu_base;
   rt.cpu.stack_bytes = static_cast<size_t>(cfg.cpu.stack_kib) * 1024u;

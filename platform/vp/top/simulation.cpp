@@ -154,16 +154,76 @@ using text::hex_word;
 // stranded in the ACP_RESULT FIFO. With exit
 // code 0 that fails the run (simulation.end_check = fail); otherwise it is
 // a warning.
-void check_end_state(platform_top& top, bool fail, log::logger& log) {
+// What the oldest instruction in flight waits for, from the state of the
+// FIFOs and channels that feed or drain its unit.
+std::string stuck_on(platform_top& top, const npu::command_processor::in_flight_view& v,
+                     const std::vector<unsigned>& gemv_fifos) {
+  auto channel = [&](unsigned ch) {
+    const auto& d = *top.dma[ch];
+    return std::string(d.basename()) + " (" + std::to_string(top.fifo(ch).level()) +
+           " bytes in its FIFO, " + (d.busy() ? "a descriptor in progress" : "no descriptor") +
+           ")";
+  };
+  auto channels = [&](const std::vector<unsigned>& list) {
+    std::string s;
+    for (unsigned ch : list) s += (s.empty() ? "" : ", ") + channel(ch);
+    return s;
+  };
+  const std::string head = "instruction #" + std::to_string(v.seq) + " " + hex_word(v.ins.word) +
+                           " (" + isa::disassemble(v.ins) + ")";
+  switch (v.kind) {
+    case npu::unit_kind::gemv:
+      return head + " waits for weight bytes on " + channels(gemv_fifos);
+    case npu::unit_kind::gemm:
+      return head + " waits for weight bytes on " + channels({PCCX_DMA_HP0, PCCX_DMA_HP1});
+    case npu::unit_kind::dma: {
+      const auto& mc = std::get<isa::memcpy_instr>(v.ins.body);
+      if (mc.route() == isa::memcpy_route::host_to_l2)
+        return head + " waits for host bytes on " + channel(PCCX_DMA_ACP_FMAP);
+      if (mc.route() == isa::memcpy_route::l2_to_l2) return head + " is still moving words";
+      return head + " waits for room in the ACP_RESULT FIFO: " + channel(PCCX_DMA_ACP_RESULT);
+    }
+    default: return head + " is still running";
+  }
+}
+
+// The driver's waits for idle (uca_hal_wait_idle): how many, the last result.
+struct idle_wait_tally {
+  uint64_t count = 0;
+  int last = 0;
+};
+
+// The oldest word still in CMD_IN, when no unit holds one.
+std::string queued_head(platform_top& top) {
+  const auto& e = top.npu.fifo().front();
+  return "instruction #" + std::to_string(e.seq) + " " + hex_word(e.word) + " (" +
+         isa::disassemble(e.word, top.npu.cmd().limits()) + ") is still in CMD_IN";
+}
+
+void check_end_state(platform_top& top, bool fail, const idle_wait_tally& waits,
+                     const std::vector<unsigned>& gemv_fifos, log::logger& log) {
   std::vector<std::string> problems;
   const auto& cmd = top.npu.cmd();
   // With an error latched the NPU is halted: the error is the news.
-  if (cmd.busy() && !cmd.error_latched())
+  if (cmd.busy() && !cmd.error_latched()) {
+    const auto stuck = cmd.oldest_in_flight();
+    const bool timed_out = waits.count != 0 && waits.last == -1;
+    const std::string driver =
+        timed_out ? "the driver's last wait for idle (uca_sync) timed out and it ended anyway"
+        : waits.count != 0
+            ? "the driver issued more after its last wait for idle"
+        : top.cpu.cpu_kind() == "host code"
+            ? "the driver never waited for it (uca_sync, uca_hal_wait_idle)"
+            : "the firmware ended before the NPU went idle";
     problems.push_back(
         "the NPU was still busy (words issued: " + std::to_string(top.npu.fifo().pushed()) +
-        ", retired: " + std::to_string(cmd.retired()) +
-        "): the driver never waited for it (uca_sync, "
-        "uca_hal_wait_idle), so the run's time and results are incomplete");
+        ", retired: " + std::to_string(cmd.retired()) + ")" +
+        (stuck                       ? ": " + stuck_on(top, *stuck, gemv_fifos)
+         : !top.npu.fifo().empty() ? ": " + queued_head(top)
+                                   : std::string()) +
+        "; " + driver +
+        ", so the run's time and results are incomplete");
+  }
   if (const npu::npu_error* e = cmd.error())
     problems.push_back("the NPU had latched " + isa::error_name(e->code) + " on instruction #" +
                        std::to_string(e->seq) + " (" + hex_word(e->word) + ": " + e->detail +
@@ -264,6 +324,11 @@ run_result run_simulation(const config::platform_config& cfg, const firmware_ima
     top.cpu.load(fw.entry, fw.name);
   run_outputs outputs(cfg, rt, top);  // trace.perfetto.json, signals.vcd, session.pccx
   if (customize) customize(top);
+  idle_wait_tally idle_waits;  // for the end-of-run check
+  top.cpu.idle_waits.subscribe([&idle_waits](const firmware_cpu::wait_idle_record& w) {
+    ++idle_waits.count;
+    idle_waits.last = w.result;
+  });
   for (const auto& w : fw.warnings) PCCX_LOG(log, warning, w);
   check_log_modules(cfg.log);
 
@@ -272,7 +337,8 @@ run_result run_simulation(const config::platform_config& cfg, const firmware_ima
   const fatal_signal_report crash_report(fw.name, top.cpu.activity());
   simulate(top, rt.max_time, watchdog, cfg.simulation.max_time_ms);
   if (top.control.current() == run_control::state::finished)
-    check_end_state(top, cfg.simulation.end_check == config::end_check_policy::fail, log);
+    check_end_state(top, cfg.simulation.end_check == config::end_check_policy::fail, idle_waits,
+                    cfg.npu.gemv.weight_fifos, log);
 
   top.ddr.drain_writes();  // the writes still buffered reach the DRAM's figures
   run_result r;

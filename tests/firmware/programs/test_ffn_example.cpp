@@ -214,19 +214,38 @@ TEST(FfnExample, ADimensionNotAMultipleOf8EndsWithExitCode3) {
       << printed(r);
 }
 
-// An instruction the NPU refuses: a CVO longer than a configured SFU limit
-// below the 2048 the program assumes. The latched error is printed and the
-// run ends with exit code 6.
-TEST(FfnExample, AnNpuErrorEndsWithExitCode6) {
+// A CVO longer than a configured SFU limit below the 2048 the program
+// assumes: by default it runs in passes, with a warning naming the word.
+vp::run_result run_with_short_sfu(bool strict, std::string& log_text) {
   const ffn_problem p = ffn_problem::random(64, 2048, 5);
   stage(p, p.param_block(layout(p)));
   g_program = vp::load_firmware("ffn_example").entry;
   config::platform_config cfg;
   cfg.npu.sfu.max_length = 1024;
+  cfg.simulation.strict = strict;
+  std::ostringstream log;
+  log::log_config::instance().set_stream(&log);
   const auto r = vp::run_simulation(cfg, test_firmware(&host_then_program, "ffn"), nullptr);
-  EXPECT_EQ(r.exit_code, 6) << r.message;
-  // Instruction #6 (after 4 MEMSETs, the MEMCPY and the gate GEMV):
-  // ERR_LENGTH_TOO_LARGE.
-  EXPECT_NE(printed(r).find("ffn_example: NPU error 0x6 on instruction #6"), std::string::npos)
-      << printed(r);
+  log::log_config::instance().set_stream(nullptr);
+  log_text = log.str();
+  return r;
+}
+
+TEST(FfnExample, ACvoAboveTheSfuLimitRunsInPasses) {
+  std::string log;
+  const auto r = run_with_short_sfu(false, log);
+  EXPECT_EQ(r.exit_code, 0) << r.message << printed(r);
+  EXPECT_NE(log.find("WARN_CVO_LENGTH_PASSES: #6 "), std::string::npos) << log;
+  EXPECT_NE(log.find("it runs in 2 passes"), std::string::npos) << log;
+}
+
+// Strict mode refuses it (ERR_LENGTH_TOO_LARGE on instruction #6, after 4
+// MEMSETs, the MEMCPY and the gate GEMV) and ends the run there.
+TEST(FfnExample, StrictModeRefusesACvoAboveTheSfuLimit) {
+  std::string log;
+  const auto r = run_with_short_sfu(true, log);
+  EXPECT_EQ(r.state, vp::run_control::state::failed);
+  EXPECT_NE(r.message.find("strict mode: NPU error ERR_LENGTH_TOO_LARGE on instruction #6"),
+            std::string::npos)
+      << r.message;
 }

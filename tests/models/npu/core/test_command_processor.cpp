@@ -297,6 +297,13 @@ npu::npu_params without_scale_banks() {
   p.section.constant_cache.banks[3].enabled = false;
   return p;
 }
+// simulation.strict: the upstream readings (lanes mask, GEMM lanes, long
+// CVOs) are errors.
+npu::npu_params strict() {
+  npu::npu_params p;
+  p.strict = true;
+  return p;
+}
 npu::npu_params without_cvo_extensions() {
   npu::npu_params p;
   p.section.sfu.extensions = false;
@@ -316,17 +323,22 @@ std::vector<error_case> cases() {
       {"cvo_extension_disabled", cvo_word(PCCX_CVO_TANH, 0, 8, 8, true), PCCX_ERR_UNKNOWN_CVO_FUNC,
        true, true, without_cvo_extensions()},
       {"cvo_zero_length", cvo_word(0, 0, 8, 0, true), PCCX_ERR_ZERO_LENGTH},
-      {"cvo_too_long", cvo_word(0, 0, 0x1000, 2049, true), PCCX_ERR_LENGTH_TOO_LARGE},
+      {"cvo_too_long", cvo_word(0, 0, 0x1000, 2049, true), PCCX_ERR_LENGTH_TOO_LARGE, true, true,
+       strict()},
       {"cvo_src_beyond_l2", cvo_word(0, 114687, 0, 16, true), PCCX_ERR_L2_RANGE},
       {"gemv_dest_beyond_l2", gemv_word(114688, 0, 0, 0), PCCX_ERR_L2_RANGE},
-      {"gemv_too_many_lanes", gemv_word(0, 0x100, 0, 0, 0, 5), PCCX_ERR_INVALID_LANES},
-      {"gemm_lanes", gemv_word(0, 0x100, 0, 0, 0, 2, true), PCCX_ERR_INVALID_LANES},
+      {"gemv_too_many_lanes", gemv_word(0, 0x100, 0, 0, 0, 5), PCCX_ERR_INVALID_LANES, true, true,
+       strict()},
+      {"gemm_lanes", gemv_word(0, 0x100, 0, 0, 0, 2, true), PCCX_ERR_INVALID_LANES, true, true,
+       strict()},
       {"memset_disabled_bank", memset_word(2, 0, 1, 1, 1), PCCX_ERR_INVALID_CACHE, true, true,
        without_scale_banks()},
       {"kv_append_disabled", memcpy_word(true, true, 0, 0, 0, true), PCCX_ERR_INVALID_ROUTE, true,
        true, without_kv_append()},
       {"unwritten_shape_slot", gemv_word(0x800, 0x100, 0, 7), PCCX_ERR_UNWRITTEN_SLOT},
-      {"unwritten_size_slot", gemv_word(0x800, 0x100, 9, 0), PCCX_ERR_UNWRITTEN_SLOT},
+      // Strict: otherwise the activations follow from the weight shape (WARN_SHAPE_UPSTREAM).
+      {"unwritten_size_slot", gemv_word(0x800, 0x100, 9, 0), PCCX_ERR_UNWRITTEN_SLOT, true, true,
+       strict()},
       {"memcpy_unwritten_slot", memcpy_word(true, false, 0, 0, 12, true), PCCX_ERR_UNWRITTEN_SLOT},
       {"memcpy_beyond_l2", memcpy_word(true, false, 114684, 0, 0, true), PCCX_ERR_L2_RANGE},
       {"l2_to_l2_overlap", memcpy_word(false, false, 0x104, 0x100, 0, true),

@@ -24,7 +24,14 @@ using isa_test::must_fail;
 namespace {
 
 constexpr int kCases = 5000;
-const decode_limits kLim{};
+// The platform's strict reading (simulation.strict): the checks below are
+// those it makes; UpstreamReadings shows what the default accepts besides.
+decode_limits strict_limits() {
+  decode_limits l;
+  l.upstream_readings = false;
+  return l;
+}
+const decode_limits kLim = strict_limits();
 constexpr uint32_t kLast = 114687;  // last L2 word with the default limits
 
 uint32_t pick(std::mt19937& rng, uint32_t lo, uint32_t hi) {
@@ -111,17 +118,20 @@ TEST(DecodeError, CvoExtensionsSwitchable) {
 
 TEST(DecodeError, InvalidLanes) {
   expect_error(mm_word(0, 0, 0, 0, 0, 0, 5), kLim, PCCX_ERR_INVALID_LANES,
-               "GEMV lanes 5 exceeds the 4 GEMV cores (0 = all)");
+               "GEMV lanes 5 exceeds the 4 GEMV cores (0 = all); strict reading: a count, not the "
+               "upstream API's core mask");
   decode_limits two = kLim;
   two.gemv_cores = 2;
   expect_error(mm_word(0, 0, 0, 0, 0, 0, 3), two, PCCX_ERR_INVALID_LANES,
-               "GEMV lanes 3 exceeds the 2 GEMV cores (0 = all)");
+               "GEMV lanes 3 exceeds the 2 GEMV cores (0 = all); strict reading: a count, not the "
+               "upstream API's core mask");
   must_decode(mm_word(0, 0, 0, 0, 0, 0, 2), two);
   // Bit 4 selects head-parallel partitioning; the core count is bits 3:0.
   must_decode(mm_word(0, 0, 0, 0, 0, 0, 0x10 | 2), two);
   must_decode(mm_word(0, 0, 0, 0, 0, 0, 0x10), kLim);
   expect_error(mm_word(0, 0, 0, 0, 0, 0, 0x10 | 3), two, PCCX_ERR_INVALID_LANES,
-               "GEMV lanes 19 (head-parallel, 3 cores) exceeds the 2 GEMV cores (0 = all)");
+               "GEMV lanes 19 (head-parallel, 3 cores) exceeds the 2 GEMV cores (0 = all); strict "
+               "reading: a count, not the upstream API's core mask");
   decode_limits no_head = kLim;
   no_head.gemv_head_parallel = false;
   expect_error(mm_word(0, 0, 0, 0, 0, 0, 0x10 | 4), no_head, PCCX_ERR_INVALID_LANES,
@@ -129,9 +139,11 @@ TEST(DecodeError, InvalidLanes) {
                "npu.gemv.head_parallel is off");
   must_decode(mm_word(0, 0, 0, 0, 0, 0, 4), no_head);
   expect_error(mm_word(1, 0, 0, 0, 0, 0, 2), kLim, PCCX_ERR_INVALID_LANES,
-               "GEMM lanes 2: the single systolic array takes 0 or 1");
+               "GEMM lanes 2: the single systolic array takes 0 or 1 (strict reading; otherwise "
+               "the lanes are ignored)");
   expect_error(mm_word(1, 0, 0, 0, 0, 0, 31), kLim, PCCX_ERR_INVALID_LANES,
-               "GEMM lanes 31: the single systolic array takes 0 or 1");
+               "GEMM lanes 31: the single systolic array takes 0 or 1 (strict reading; otherwise "
+               "the lanes are ignored)");
 }
 
 TEST(DecodeError, InvalidCacheSlots) {
@@ -181,12 +193,41 @@ TEST(DecodeError, ZeroLength) {
 
 TEST(DecodeError, LengthTooLarge) {
   expect_error(cvo_word(UCA_CVO_GELU, 0, 0x1000, 2049, 0, 0), kLim, PCCX_ERR_LENGTH_TOO_LARGE,
-               "CVO length 2049 exceeds the limit of 2048 elements");
+               "CVO length 2049 exceeds the limit of 2048 elements (strict reading; otherwise it "
+               "runs in passes)");
   expect_error(cvo_word(UCA_CVO_GELU, 0, 0x1000, 0xFFFF, 0, 0), kLim, PCCX_ERR_LENGTH_TOO_LARGE,
-               "CVO length 65535 exceeds the limit of 2048 elements");
+               "CVO length 65535 exceeds the limit of 2048 elements (strict reading; otherwise it "
+               "runs in passes)");
   decode_limits big = kLim;
   big.cvo_max_length = 65535;
   must_decode(cvo_word(UCA_CVO_GELU, 0, 0x10000, 0xFFFF, 0, 0), big);
+}
+
+// What the default (not strict) decoder accepts of the upstream artefacts:
+// GEMV lanes above the core count as a core mask, GEMM lanes, long CVOs.
+TEST(UpstreamReadings, LanesMaskGemmLanesAndLongCvo) {
+  const decode_limits lim{};
+  ASSERT_TRUE(lim.upstream_readings);
+  must_decode(mm_word(0, 0, 0, 0, 0, 0, 0x0F), lim);  // the API docs' "all four cores"
+  must_decode(mm_word(1, 0, 0, 0, 0, 0, 4), lim);     // the smoke program's GEMM
+  must_decode(cvo_word(UCA_CVO_GELU, 0, 0x1000, 4096, 0, 0), lim);
+  // A mask needs its bits inside the cores: 2 cores take 0..3 only.
+  decode_limits two = lim;
+  two.gemv_cores = 2;
+  EXPECT_EQ(must_fail(mm_word(0, 0, 0, 0, 0, 0, 5), two).code, PCCX_ERR_INVALID_LANES);
+
+  const auto count = pccx::isa::gemv_lanes(3, 4, true);
+  ASSERT_TRUE(count);
+  EXPECT_EQ(count->cores, 3u);
+  EXPECT_FALSE(count->mask);
+  const auto all = pccx::isa::gemv_lanes(0, 4, true);
+  EXPECT_EQ(all->cores, 4u);
+  const auto mask = pccx::isa::gemv_lanes(0x0F, 4, true);
+  ASSERT_TRUE(mask);
+  EXPECT_EQ(mask->cores, 4u);
+  EXPECT_TRUE(mask->mask);
+  EXPECT_EQ(pccx::isa::gemv_lanes(0x0C, 4, true)->cores, 2u);
+  EXPECT_FALSE(pccx::isa::gemv_lanes(0x0F, 4, false));
 }
 
 TEST(DecodeError, L2RangeStartAddresses) {
