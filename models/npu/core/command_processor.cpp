@@ -392,13 +392,13 @@ void command_processor::lint_decoded(const dispatched_instruction& d) {
   } else if (auto* mc = std::get_if<isa::memcpy_instr>(&d.ins.body)) {
     const auto route = mc->route();
     if (route == isa::memcpy_route::l2_to_host && mc->dest != 0)
-      warn(lint_code::route_dest_ignored,
+      warn(lint_code::route_bug,
            "L2->host MEMCPY ignores dest " + text::hex(mc->dest, 5) +
                ": the words at src go to the host; a move meant for the L2 encoded as "
                "from_device=0, to_device=1 is the upstream uCA_v1_api.c route bug "
                "(UCA_ROUTE_HOST_TO_L2 = 0x01 read as from=route[4], to=route[0])");
     if (route == isa::memcpy_route::host_to_l2 && mc->src != 0)
-      warn(lint_code::route_dest_ignored,
+      warn(lint_code::route_bug,
            "host->L2 MEMCPY ignores src " + text::hex(mc->src, 5) +
                ": the words come from the host; a move meant for the host encoded as "
                "from_device=1, to_device=0 is the upstream uCA_v1_api.c route bug "

@@ -12,7 +12,7 @@ constexpr uint64_t kLoggedPerCode = 8;
 
 const char* lint_code_name(lint_code c) {
   switch (c) {
-    case lint_code::route_dest_ignored: return "WARN_ROUTE_DEST_IGNORED";
+    case lint_code::route_bug: return "WARN_ROUTE_BUG";
     case lint_code::l2_uninitialised: return "WARN_L2_UNINITIALISED";
     case lint_code::result_no_descriptor: return "WARN_RESULT_NO_DESCRIPTOR";
     case lint_code::host_move_no_descriptor: return "WARN_HOST_MOVE_NO_DESCRIPTOR";

@@ -34,7 +34,7 @@ namespace pccx::npu {
 // Every warning the platform can raise; docs/reference/errors.md lists them
 // with what a driver does about each.
 enum class lint_code : uint8_t {
-  route_dest_ignored,     // L2->host MEMCPY with a nonzero dest: the upstream route bug
+  route_bug,     // L2->host MEMCPY with a nonzero dest: the upstream route bug
   l2_uninitialised,       // an engine reads L2 words never written since reset
   result_no_descriptor,   // a MEMCPY fills ACP_RESULT with no descriptor waiting
   host_move_no_descriptor,// a host->L2 MEMCPY with nothing queued on ACP_FMAP
@@ -46,7 +46,7 @@ enum class lint_code : uint8_t {
   cvo_length_passes,      // a CVO longer than the SFU's limit runs in passes
   count
 };
-const char* lint_code_name(lint_code c);  // "WARN_ROUTE_DEST_IGNORED", ...
+const char* lint_code_name(lint_code c);  // "WARN_ROUTE_BUG", ...
 // Whether the warning reports an upstream departure that --strict refuses.
 bool lint_is_conformance(lint_code c);
 
