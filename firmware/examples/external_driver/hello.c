@@ -10,7 +10,7 @@
 #include "uCA_v1_api.h"
 #include "uCA_v1_hal.h"
 
-MY_EXPORT int pccx_firmware_main(void) {
+int pccx_firmware_main(void) {
   uint8_t slot;
   if (uca_init() != 0) return 1;
   pccx_simctl_marker("hello: set shapes");
