@@ -6,6 +6,8 @@
 #include <nlohmann/json.hpp>
 #include <sstream>
 
+#include "platform/workload/replay_dma_plan.h"
+
 namespace pccx::app {
 
 namespace po = boost::program_options;
@@ -47,7 +49,7 @@ cli_options parse_cli(int argc, char** argv) {
     }
   std::vector<std::string> sets, logs, positional, sweeps;
   std::string shard;
-  std::string log_level, trace_mmio, trace_instr, trace_ddr, out_dir, lint;
+  std::string log_level, trace_mmio, trace_instr, trace_ddr, out_dir, lint, auto_dma;
   bool strict = false;
 
   po::options_description general("Options");
@@ -110,6 +112,9 @@ cli_options parse_cli(int argc, char** argv) {
   po::options_description replay("replay options");
   replay.add_options()("dma", po::value(&o.dma_file),
                        "DMA descriptors (and DDR preloads) the stream needs, a JSON file")(
+      "auto-dma", po::value(&auto_dma)->implicit_value(""),
+      "queue the DMA descriptors the stream needs (host moves, GEMV/GEMM weight streams) over "
+      "buffers in DDR from ADDR on (--auto-dma=ADDR; default 0x40000000)")(
       "keep-going", po::bool_switch(&o.keep_going),
       "clear each NPU error and go on with the stream (default: stop at the first)");
   po::options_description bench("ddr-bench options");
@@ -146,8 +151,8 @@ cli_options parse_cli(int argc, char** argv) {
        "               [--set KEY=VALUE] -- COMMAND...\n"},
       {"merge", "pccx-vp merge DIR_OR_FILE... --out DIR\n"},
       {"replay",
-       "pccx-vp replay FILE.memh [--dma FILE.json] [--keep-going] [--json FILE]\n"
-       "               [--trace-instructions FILE] [--config FILE] [--set KEY=VALUE]\n"},
+       "pccx-vp replay FILE.memh [--dma FILE.json] [--auto-dma[=ADDR]] [--keep-going]\n"
+       "               [--json FILE] [--trace-instructions FILE] [--config FILE] [--set KEY=VALUE]\n"},
       {"ddr-bench",
        "pccx-vp ddr-bench [--stream SPEC]... [--requests FILE] [--json FILE]\n"
        "               [--config FILE] [--set KEY=VALUE]\n"}};
@@ -165,8 +170,8 @@ cli_options parse_cli(int argc, char** argv) {
            "                      [--jobs J] [--shard I/N] [--timeout S] [--config FILE]\n"
            "                      [--set KEY=VALUE] -- COMMAND...\n"
            "       pccx-vp merge DIR_OR_FILE... --out DIR\n"
-           "       pccx-vp replay FILE.memh [--dma FILE.json] [--keep-going] [--json FILE]\n"
-           "                      [--trace-instructions FILE] [--config FILE] [--set KEY=VALUE]\n"
+           "       pccx-vp replay FILE.memh [--dma FILE.json] [--auto-dma[=ADDR]] [--keep-going]\n"
+           "                      [--json FILE] [--trace-instructions FILE] [--config FILE] [--set KEY=VALUE]\n"
            "       pccx-vp ddr-bench [--stream SPEC]... [--requests FILE] [--json FILE]\n"
            "                      [--config FILE] [--set KEY=VALUE]\n\n"
         << general << kv << dec << table << sweep << replay << bench;
@@ -251,6 +256,22 @@ cli_options parse_cli(int argc, char** argv) {
       throw cli_error("unknown command '" + positional[0] +
                       "' (commands: run, disasm, kv-accuracy, decode, decode-table, sweep, merge, "
                       "replay, ddr-bench)");
+    }
+  }
+  if (vm.count("auto-dma")) {
+    if (o.cmd != cli_options::command::replay) throw cli_error("--auto-dma is for replay");
+    o.auto_dma = true;
+    o.auto_dma_base = workload::kAutoDmaBase;
+    if (!auto_dma.empty()) {
+      std::size_t used = 0;
+      try {
+        o.auto_dma_base = std::stoull(auto_dma, &used, 0);
+      } catch (const std::exception&) {
+        used = 0;
+      }
+      if (used != auto_dma.size() || auto_dma[0] == '-')
+        throw cli_error("--auto-dma=" + auto_dma +
+                        ": expected a DDR address, e.g. --auto-dma=0x40000000");
     }
   }
   if (!o.point_command.empty() && o.cmd != cli_options::command::sweep)

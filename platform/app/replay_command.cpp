@@ -6,6 +6,7 @@
 #include "infra/config/config_error.h"
 #include "models/npu/isa/memh_reader.h"
 #include "platform/vp/top/simulation.h"
+#include "platform/workload/replay_dma_plan.h"
 #include "platform/workload/replay_runner.h"
 
 namespace pccx::app {
@@ -24,6 +25,10 @@ int run_replay_command(const config::platform_config& cfg, const cli_options& op
   workload::replay_input in;
   try {
     in = workload::load_replay(opts.replay_file, opts.dma_file, cfg);
+    if (opts.auto_dma) workload::plan_auto_dma(in, cfg, opts.auto_dma_base);
+  } catch (const vp::input_error& e) {
+    document(nullptr, "bad_input", e.what());
+    throw;
   } catch (const isa::memh_error& e) {
     document(nullptr, "bad_input", e.what());
     throw;

@@ -22,9 +22,6 @@ uint32_t words_for_elements(uint64_t elements) {
 
 using text::hex_word;
 
-// The RTL's GEMM STORE writes 4 L2 words: 32 BF16 results of one array pass.
-constexpr uint16_t kRtlGemmStoreElements = 32;
-
 // Per-engine counters, indexed by unit_kind.
 constexpr uint32_t kBusyCounter[] = {PCCX_PERF_GEMV_BUSY, PCCX_PERF_GEMM_BUSY, PCCX_PERF_SFU_BUSY,
                                      PCCX_PERF_DMA_BUSY};
@@ -248,48 +245,6 @@ uint64_t command_processor::counter(uint32_t index) const {
   return counters_.value(index);
 }
 
-bool command_processor::resolve_upstream(dispatched_instruction& d, const isa::matmul_instr& mm,
-                                         std::string& note) const {
-  if (params_.strict) return false;
-  const bool gemv = d.ins.op == isa::opcode::gemv;
-  const char* op = gemv ? "GEMV" : "GEMM";
-  auto extents = [](const std::array<uint16_t, 3>& v) {
-    return "(" + std::to_string(v[0]) + ", " + std::to_string(v[1]) + ", " + std::to_string(v[2]) +
-           ")";
-  };
-  const auto weight = cache_.read(1, mm.shape_ptr);
-  if (!weight) {
-    // The RTL's reading: shape_ptr names the fmap_shape slot whose X*Y*Z
-    // activations the L2->L1 load moves; a GEMV accumulates size_ptr
-    // results (num_recur), a GEMM stores one array pass of 32 results.
-    const auto act = cache_.read(0, mm.shape_ptr);
-    if (!act) return false;
-    const uint64_t k = uint64_t{(*act)[0]} * (*act)[1] * (*act)[2];
-    if (k == 0 || k > 0xFFFF) return false;
-    const uint16_t n = gemv ? mm.size_ptr : kRtlGemmStoreElements;
-    d.shape = {1, n, static_cast<uint16_t>(k)};
-    d.size = {1, 1, static_cast<uint16_t>(k)};
-    note = std::string(op) + " shape_ptr names weight_shape[" + std::to_string(mm.shape_ptr) +
-           "], never written: read the RTL's way, activations fmap_shape[" +
-           std::to_string(mm.shape_ptr) + "] = " + extents(*act) + ", " +
-           (gemv ? "N = size_ptr = " + std::to_string(n) + " results"
-                 : "N = " + std::to_string(n) + " results (one array pass)") +
-           ": (M, N, K) = " + extents(d.shape);
-    return true;
-  }
-  if (cache_.read(0, mm.size_ptr)) return false;
-  // The API documentation's example writes weight shapes only: the
-  // activations are the M x K the weight shape implies.
-  const uint64_t mk = uint64_t{(*weight)[0]} * (*weight)[2];
-  if (mk == 0 || mk > 0xFFFF) return false;
-  d.shape = *weight;
-  d.size = {1, (*weight)[0], (*weight)[2]};
-  note = std::string(op) + " size_ptr names fmap_shape[" + std::to_string(mm.size_ptr) +
-         "], never written: activations taken as M x K = " + std::to_string(mk) +
-         " from weight_shape[" + std::to_string(mm.shape_ptr) + "] = " + extents(*weight);
-  return true;
-}
-
 uint32_t command_processor::resolve(dispatched_instruction& d, std::string& detail,
                                     std::string& upstream) const {
   const uint32_t l2_words = limits_.l2_words;
@@ -330,7 +285,17 @@ uint32_t command_processor::resolve(dispatched_instruction& d, std::string& deta
   }
 
   if (auto* mm = std::get_if<isa::matmul_instr>(&d.ins.body)) {
-    if (!resolve_upstream(d, *mm, upstream)) {
+    // The platform's reading first; the upstream ones only where it fails.
+    const auto read = [this](uint8_t bank, uint8_t index) { return cache_.read(bank, index); };
+    const auto up = params_.strict ? std::nullopt
+                    : cache_.read(1, mm->shape_ptr) && cache_.read(0, mm->size_ptr)
+                        ? std::nullopt
+                        : upstream_extents(d.ins.op, *mm, read);
+    if (up) {
+      d.shape = up->shape;
+      d.size = up->size;
+      upstream = up->upstream;
+    } else {
       if (!slot(1, mm->shape_ptr, "shape_ptr", d.shape)) return PCCX_ERR_UNWRITTEN_SLOT;
       if (!slot(0, mm->size_ptr, "size_ptr", d.size)) return PCCX_ERR_UNWRITTEN_SLOT;
     }

@@ -22,6 +22,7 @@
 #include "models/npu/core/constant_cache.h"
 #include "models/npu/core/driver_lint.h"
 #include "models/npu/core/execution_unit.h"
+#include "models/npu/core/matmul_extents.h"
 #include "models/npu/core/npu_params.h"
 #include "models/npu/core/perf_counters.h"
 
@@ -107,10 +108,6 @@ class command_processor : public sc_core::sc_module, public completion_if {
   // upstream: set when a GEMM/GEMV's extents came from the upstream reading
   // of its slots (docs/reference/spec-decisions.md), saying which.
   uint32_t resolve(dispatched_instruction& d, std::string& detail, std::string& upstream) const;
-  // The upstream readings of a GEMM/GEMV whose slots do not resolve the
-  // platform's way; false when neither applies.
-  bool resolve_upstream(dispatched_instruction& d, const isa::matmul_instr& mm,
-                        std::string& note) const;
   // A RAW of d's first read range on `chained`'s result is allowed: d takes
   // those words from the direct GEMV -> SFU path.
   bool conflicts(const dispatched_instruction& d, const in_flight_record* chained) const;

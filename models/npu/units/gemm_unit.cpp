@@ -73,17 +73,30 @@ gemm_unit::gemm_unit(sc_core::sc_module_name name, const gemm_unit_params& param
     throw std::invalid_argument(n + ": needs exactly two weight FIFOs (HP0, HP1)");
 }
 
+uint64_t gemm_tile_bytes_per_fifo(const gemm_unit_params& p) {
+  return uint64_t{p.rows} * (p.cols * p.macs_per_pe / kFifos) / 2;
+}
+
+uint64_t gemm_scale_bytes_per_fifo(const gemm_unit_params& p) {
+  return 2ull * (p.cols * p.macs_per_pe / kFifos);
+}
+
+uint64_t gemm_stream_bytes_per_fifo(const gemm_unit_params& p, uint32_t n, uint32_t k,
+                                    bool w_scale) {
+  const uint64_t nt = ceil_div(n, p.cols * p.macs_per_pe), kt = ceil_div(k, p.rows);
+  return nt * ((w_scale ? gemm_scale_bytes_per_fifo(p) : 0) + kt * gemm_tile_bytes_per_fifo(p));
+}
+
 uint64_t gemm_unit::tile_bytes_per_fifo() const {
-  return uint64_t{params_.rows} * (tile_n() / kFifos) / 2;
+  return gemm_tile_bytes_per_fifo(params_);
 }
 
 uint64_t gemm_unit::scale_bytes_per_fifo() const {
-  return 2ull * (tile_n() / kFifos);
+  return gemm_scale_bytes_per_fifo(params_);
 }
 
 uint64_t gemm_unit::stream_bytes_per_fifo(uint32_t n, uint32_t k, bool w_scale) const {
-  const uint64_t nt = ceil_div(n, tile_n()), kt = ceil_div(k, tile_k());
-  return nt * ((w_scale ? scale_bytes_per_fifo() : 0) + kt * tile_bytes_per_fifo());
+  return gemm_stream_bytes_per_fifo(params_, n, k, w_scale);
 }
 
 uint32_t gemm_unit::group_ntiles(uint32_t m, uint32_t n) const {

@@ -50,6 +50,13 @@ struct gemm_unit_params {
   uint32_t macs_per_pe = 2;  // W4A8 packing: N per tile = cols * macs_per_pe
 };
 
+// The bytes each of the two weight FIFOs carries, from the geometry alone
+// (the unit's members below use these; so does the replay's DMA planner).
+uint64_t gemm_tile_bytes_per_fifo(const gemm_unit_params& p);
+uint64_t gemm_scale_bytes_per_fifo(const gemm_unit_params& p);
+uint64_t gemm_stream_bytes_per_fifo(const gemm_unit_params& p, uint32_t n, uint32_t k,
+                                    bool w_scale);
+
 class gemm_unit : public threaded_unit {
  public:
   // weight_fifos: exactly two, [HP0, HP1]; HP0 feeds the first half of each

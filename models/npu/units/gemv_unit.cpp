@@ -48,9 +48,14 @@ uint32_t gemv_unit::scales_per_row(uint32_t k) const {
   return params_.section.scale_group == 0 ? 1 : ceil_div(k, params_.section.scale_group);
 }
 
-uint64_t gemv_unit::record_bytes(uint32_t k, bool w_scale) const {
-  const uint64_t raw = (w_scale ? 2ull * scales_per_row(k) : 0) + (k + 1ull) / 2;
+uint64_t gemv_record_bytes(const config::gemv_config& section, uint32_t k, bool w_scale) {
+  const uint64_t scales = section.scale_group == 0 ? 1 : ceil_div(k, section.scale_group);
+  const uint64_t raw = (w_scale ? 2ull * scales : 0) + (k + 1ull) / 2;
   return (raw + 15) / 16 * 16;
+}
+
+uint64_t gemv_unit::record_bytes(uint32_t k, bool w_scale) const {
+  return gemv_record_bytes(params_.section, k, w_scale);
 }
 
 // One instruction as the stages see it: the decoded fields, what follows

@@ -44,6 +44,11 @@ struct gemv_unit_params {
   config::kv_datapath_config kv;
 };
 
+// Bytes of one INT4 weight row record for K inputs (padded to 16 bytes):
+// the unit's record_bytes, from the section alone (the replay's DMA planner
+// sizes weight streams with it).
+uint64_t gemv_record_bytes(const config::gemv_config& section, uint32_t k, bool w_scale);
+
 class gemv_unit : public threaded_unit {
  public:
   // weight_fifos: the FIFOs output rows are dealt from (row n: n mod size).
