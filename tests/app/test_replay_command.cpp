@@ -38,9 +38,16 @@ TEST_F(Replay, ValidStreamRetiresEveryWord) {
   const auto mmio = vp({"replay", data_file("replay_ok.memh"), "--dma", data_file("replay_ok.json"),
                         "--trace-mmio", "mmio.jsonl"});
   ASSERT_EQ(mmio.exit_code, 0) << describe(mmio);
+  // Each INSTR_HI names the word its pair issued, disassembled as the
+  // instruction trace has it.
   std::size_t hi = 0;
-  for (const auto& rec : without_markers(read_jsonl(path("mmio.jsonl"))))
-    hi += rec.value("reg", "") == "npu.INSTR_HI";
+  for (const auto& rec : without_markers(read_jsonl(path("mmio.jsonl")))) {
+    if (rec.value("reg", "") != "npu.INSTR_HI") continue;
+    ASSERT_LT(hi, j["instructions"].size());
+    EXPECT_EQ(rec["word"], j["instructions"][hi]["word"]) << rec.dump();
+    EXPECT_EQ(rec["disasm"], j["instructions"][hi]["disasm"]) << rec.dump();
+    ++hi;
+  }
   EXPECT_EQ(hi, 13u);
 }
 

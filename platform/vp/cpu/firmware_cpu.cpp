@@ -6,6 +6,7 @@
 #include "infra/text/hex.h"
 #include "models/memory/common/traffic.h"
 #include "pccx_npu_regs.h"
+#include "uCA_v1_hal.h"
 #include "platform/vp/top/wall_clock_watchdog.h"
 
 namespace pccx::vp {
@@ -158,11 +159,18 @@ void firmware_cpu::transact(tlm::tlm_command cmd, uint32_t offset, uint32_t& dat
           why);
   }
   if (mmio_trace_) {
-    mmio_trace_->write({{"t_ns", trace::to_ns(local_time())},
-                        {"op", is_write ? "W" : "R"},
-                        {"addr", hex32(address)},
-                        {"reg", where},
-                        {"value", hex32(data)}});
+    nlohmann::ordered_json rec = {{"t_ns", trace::to_ns(local_time())},
+                                  {"op", is_write ? "W" : "R"},
+                                  {"addr", hex32(address)},
+                                  {"reg", where},
+                                  {"value", hex32(data)}};
+    if (is_write && offset == UCA_REG_INSTR_LO) instr_lo_ = data;
+    if (is_write && offset == UCA_REG_INSTR_HI) {
+      const uint64_t word = uint64_t{data} << 32 | instr_lo_;
+      rec["word"] = text::hex_word(word);
+      if (describe_instruction) rec["disasm"] = describe_instruction(word);
+    }
+    mmio_trace_->write(rec);
   }
   PCCX_LOG(log_, trace, (is_write ? "W " : "R ") << where << " = " << hex32(data));
   check_wall_clock();

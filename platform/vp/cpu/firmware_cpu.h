@@ -98,6 +98,10 @@ class firmware_cpu : public sc_core::sc_module {
   };
   trace::analysis_port<wait_idle_record> idle_waits;
 
+  // The MMIO trace shows, on each INSTR_HI write, the word the INSTR_LO /
+  // INSTR_HI pair issued and this text of it (the platform's disassembler).
+  std::function<std::string(uint64_t word)> describe_instruction;
+
   // Each HAL call ends the run once the watchdog's wall-clock limit passed.
   void set_watchdog(const wall_clock_watchdog* watchdog) { watchdog_ = watchdog; }
   // Firmware code or platform code, for the watchdog and crash reports.
@@ -136,6 +140,7 @@ class firmware_cpu : public sc_core::sc_module {
   run_control& control_;
   const address_router& names_;
   trace::jsonl_trace* mmio_trace_;
+  uint32_t instr_lo_ = 0;  // the last INSTR_LO written, for the MMIO trace
   log::logger log_;
   tlm_utils::tlm_quantumkeeper qk_;
   firmware_entry entry_ = nullptr;

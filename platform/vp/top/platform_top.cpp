@@ -45,6 +45,9 @@ platform_top::platform_top(const runtime_params& rt, trace::trace_hub& traces,
     npu.counters().add(a.write ? PCCX_PERF_DDR_WR_BYTES : PCCX_PERF_DDR_RD_BYTES, a.bytes);
   });
 
+  cpu.describe_instruction = [limits = rt.npu.limits()](uint64_t word) {
+    return isa::disassemble(word, limits);
+  };
   // The driver lint sees the DMA queues and the firmware's waits.
   npu.lint().channel_has_work = [this](unsigned ch) {
     return dma[ch]->busy() || (ch == PCCX_DMA_ACP_FMAP && fifo(ch).level() > 0);
