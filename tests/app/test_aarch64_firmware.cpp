@@ -161,7 +161,8 @@ TEST_F(Aarch64BadElf, ASegmentOutsideMemory) {
 
 TEST_F(Aarch64BadElf, AFileThatIsNeitherElfNorSharedObject) {
   expect_refused(write("notes.elf", {'h', 'e', 'l', 'l', 'o', '\n'}),
-                 "neither an AArch64 ELF executable nor a shared object");
+                 "neither a firmware object (a shared object for this host) nor an AArch64 ELF "
+                 "executable: a text file, not a compiled program");
 }
 
 TEST_F(Aarch64BadElf, ATruncatedElf) {
