@@ -9,7 +9,7 @@
 
 namespace pccx::app {
 
-int run_ddr_bench_command(const config::platform_config& cfg, const cli_options& opts) {
+workload::ddr_bench_options ddr_bench_input(const cli_options& opts) {
   workload::ddr_bench_options o;
   try {
     for (const std::string& spec : opts.streams) o.streams.push_back(workload::parse_stream(spec));
@@ -18,6 +18,11 @@ int run_ddr_bench_command(const config::platform_config& cfg, const cli_options&
   } catch (const std::invalid_argument& e) {
     throw vp::input_error(e.what());
   }
+  return o;
+}
+
+int run_ddr_bench_command(const config::platform_config& cfg, const cli_options& opts) {
+  const workload::ddr_bench_options o = ddr_bench_input(opts);
   workload::ddr_bench_result r;
   try {
     r = workload::run_ddr_bench(cfg, o);

@@ -128,8 +128,20 @@ int run(int argc, char** argv) {
 
   const pccx::config::platform_config cfg = pccx::config::load(opts.layers);
   if (!opts.dump_config.empty()) pccx::config::dump(cfg, opts.dump_config);
+  // The firmware as the run loads it (a run's own checks included).
+  const auto firmware = [&opts] {
+    pccx::vp::firmware_image fw = pccx::vp::load_firmware(opts.firmware);
+    if (opts.gdb_port && !fw.elf)
+      throw pccx::vp::firmware_error("--gdb needs an AArch64 ELF firmware; " + opts.firmware +
+                                     " runs as host code (debug it with the host's gdb)");
+    return fw;
+  };
   if (opts.validate_only) {
     // Everything else the run would read is checked as the run checks it.
+    if (opts.cmd == cli_options::command::run) (void)firmware();
+    if (opts.cmd == cli_options::command::disasm) (void)pccx::isa::read_memh(opts.disasm_file);
+    if (opts.cmd == cli_options::command::replay) (void)pccx::app::load_replay_input(cfg, opts);
+    if (opts.cmd == cli_options::command::ddr_bench) (void)pccx::app::ddr_bench_input(opts);
     if (opts.cmd == cli_options::command::decode) (void)pccx::llm::load_model(opts.model);
     if (opts.cmd == cli_options::command::decode_table) pccx::app::check_decode_table_sweep(opts);
     if (opts.cmd == cli_options::command::sweep && !opts.sweep_file.empty()) try {
@@ -150,14 +162,11 @@ int run(int argc, char** argv) {
   if (opts.cmd == cli_options::command::ddr_bench)
     return pccx::app::run_ddr_bench_command(cfg, opts);
 
-  const pccx::vp::firmware_image fw = pccx::vp::load_firmware(opts.firmware);
+  const pccx::vp::firmware_image fw = firmware();
   pccx::vp::apply_log_config(cfg.log);
   pccx::config::platform_config run_cfg = cfg;
   std::function<void(pccx::vp::platform_top&)> debug;
   if (opts.gdb_port) {
-    if (!fw.elf)
-      throw pccx::vp::firmware_error("--gdb needs an AArch64 ELF firmware; " + opts.firmware +
-                                     " runs as host code (debug it with the host's gdb)");
     run_cfg.simulation.max_wall_s = 0;  // the debugger holds the CPU as long as it likes
     debug = [&](pccx::vp::platform_top& top) {
       top.cpu.set_gdb_port(static_cast<uint16_t>(opts.gdb_port));

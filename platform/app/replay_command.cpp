@@ -11,6 +11,18 @@
 
 namespace pccx::app {
 
+workload::replay_input load_replay_input(const config::platform_config& cfg,
+                                        const cli_options& opts) {
+  workload::replay_input in;
+  try {
+    in = workload::load_replay(opts.replay_file, opts.dma_file, cfg);
+  } catch (const config::config_error& e) {
+    throw vp::input_error("invalid DMA file:\n" + std::string(e.what()));
+  }
+  if (opts.auto_dma) workload::plan_auto_dma(in, cfg, opts.auto_dma_base);
+  return in;
+}
+
 int run_replay_command(const config::platform_config& cfg, const cli_options& opts) {
   // The document is written however the replay ends, so a sweep of
   // replays can tell bad input from a failed run.
@@ -24,18 +36,13 @@ int run_replay_command(const config::platform_config& cfg, const cli_options& op
   };
   workload::replay_input in;
   try {
-    in = workload::load_replay(opts.replay_file, opts.dma_file, cfg);
-    if (opts.auto_dma) workload::plan_auto_dma(in, cfg, opts.auto_dma_base);
+    in = load_replay_input(cfg, opts);
   } catch (const vp::input_error& e) {
     document(nullptr, "bad_input", e.what());
     throw;
   } catch (const isa::memh_error& e) {
     document(nullptr, "bad_input", e.what());
     throw;
-  } catch (const config::config_error& e) {
-    const std::string what = "invalid DMA file:\n" + std::string(e.what());
-    document(nullptr, "bad_input", what);
-    throw vp::input_error(what);
   }
   vp::apply_log_config(cfg.log);
   workload::replay_report rep;

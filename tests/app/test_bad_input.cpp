@@ -214,6 +214,36 @@ TEST_F(ValidateOnly, RefusesABadSweepFileAsTheRunDoes) {
   EXPECT_TRUE(contains(check.err, "invalid sweep file")) << check.err;
 }
 
+// The same for every other file a run reads: the replay's stream and DMA
+// file (and its planned descriptors), the firmware, disasm's stream and
+// ddr-bench's requests.
+TEST_F(ValidateOnly, RefusesEveryOtherBadFileAsTheRunDoes) {
+  write_file(path("s.memh"), "3030001000100090\n");
+  write_file(path("dma.json"), "[{\"channel\": \"HP9\", \"addr\": 0, \"bytes\": 16}]\n");
+  write_file(path("bad.memh"), "30300010001000\n");
+  write_file(path("fw.so"), "hello\n");
+  write_file(path("req.txt"), "0 hp0 0 64 X\n");
+  const std::vector<std::vector<std::string>> cases = {
+      {"replay", path("s.memh"), "--dma", path("dma.json")},
+      {"replay", data_file("upstream_smoke.memh"), "--auto-dma=0xFFFFFFFFF"},
+      {"replay", path("bad.memh")},
+      {"disasm", path("bad.memh")},
+      {"--firmware", path("fw.so")},
+      {"--firmware", path("s.memh")},
+      {"ddr-bench", "--requests", path("req.txt")},
+  };
+  for (const auto& args : cases) {
+    auto with = args;
+    with.push_back("--validate-only");
+    const auto check = vp(with);
+    const auto run = vp(args);
+    EXPECT_EQ(check.exit_code, 2) << describe(check);
+    EXPECT_EQ(run.exit_code, 2) << describe(run);
+    EXPECT_EQ(check.err, run.err) << args[0] << " " << args[1];
+    EXPECT_FALSE(contains(check.err, "configuration is valid")) << check.err;
+  }
+}
+
 TEST_F(ValidateOnly, AcceptsAGoodModelFile) {
   const auto r = vp({"decode", "--model", std::string(PCCX_SOURCE_DIR) + "/configs/models/tiny.json",
                      "--validate-only"});
