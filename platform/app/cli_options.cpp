@@ -101,7 +101,11 @@ cli_options parse_cli(int argc, char** argv) {
   table.add_options()(
       "sweep", po::value<std::vector<std::string>>(&sweeps)->composing(),
       "decode-table: the sweep file (models, contexts, tokens, KV strategies); sweep: an axis "
-      "KEY=V1,V2,... (repeatable)")("jobs,j", whole_number("jobs", &o.jobs),
+      "KEY=V1,V2,... (repeatable)")(
+      "keep-outputs", po::bool_switch(&o.keep_outputs),
+      "decode-table and sweep: each cell or point keeps its outputs (summary, plots, the trace "
+      "files named by --trace-* or --set trace.*) in its own folder, DIR/cells/<id>/ or "
+      "DIR/points/<k>/")("jobs,j", whole_number("jobs", &o.jobs),
                                     "cells or points run at once (default: the number of cores)");
   po::options_description sweep("sweep options (pccx-vp sweep ... -- COMMAND)");
   sweep.add_options()("sweep-file", po::value(&o.sweep_file),
@@ -143,11 +147,11 @@ cli_options parse_cli(int argc, char** argv) {
        "pccx-vp decode --model FILE [--context L] [--tokens N] [--ring-cap C]\n"
        "               [--sinks S] [--per-layer] [--json FILE] [--reference SEED]\n"},
       {"decode-table",
-       "pccx-vp decode-table --sweep FILE --out DIR [--jobs J] [--config FILE]\n"
-       "               [--set KEY=VALUE]\n"},
+       "pccx-vp decode-table --sweep FILE --out DIR [--jobs J] [--keep-outputs]\n"
+       "               [--config FILE] [--set KEY=VALUE]\n"},
       {"sweep",
        "pccx-vp sweep [--sweep KEY=V1,V2,...]... [--sweep-file FILE] --out DIR\n"
-       "               [--jobs J] [--shard I/N] [--timeout S] [--config FILE]\n"
+       "               [--jobs J] [--shard I/N] [--timeout S] [--keep-outputs] [--config FILE]\n"
        "               [--set KEY=VALUE] -- COMMAND...\n"},
       {"merge", "pccx-vp merge DIR_OR_FILE... --out DIR\n"},
       {"replay",
@@ -164,10 +168,11 @@ cli_options parse_cli(int argc, char** argv) {
            "       pccx-vp kv-accuracy [--out DIR] [--tokens N] [--heads N] [--seed S]\n"
            "       pccx-vp decode --model FILE [--context L] [--tokens N] [--ring-cap C]\n"
            "                      [--sinks S] [--per-layer] [--json FILE] [--reference SEED]\n"
-           "       pccx-vp decode-table --sweep FILE --out DIR [--jobs J] [--config FILE]\n"
-           "                      [--set KEY=VALUE]\n"
+           "       pccx-vp decode-table --sweep FILE --out DIR [--jobs J] [--keep-outputs]\n"
+           "                      [--config FILE] [--set KEY=VALUE]\n"
            "       pccx-vp sweep [--sweep KEY=V1,V2,...]... [--sweep-file FILE] --out DIR\n"
-           "                      [--jobs J] [--shard I/N] [--timeout S] [--config FILE]\n"
+           "                      [--jobs J] [--shard I/N] [--timeout S] [--keep-outputs]\n"
+           "                      [--config FILE]\n"
            "                      [--set KEY=VALUE] -- COMMAND...\n"
            "       pccx-vp merge DIR_OR_FILE... --out DIR\n"
            "       pccx-vp replay FILE.memh [--dma FILE.json] [--auto-dma[=ADDR]] [--keep-going]\n"
@@ -258,6 +263,9 @@ cli_options parse_cli(int argc, char** argv) {
                       "replay, ddr-bench)");
     }
   }
+  if (o.keep_outputs && o.cmd != cli_options::command::decode_table &&
+      o.cmd != cli_options::command::sweep)
+    throw cli_error("--keep-outputs is for decode-table and sweep");
   if (vm.count("auto-dma")) {
     if (o.cmd != cli_options::command::replay) throw cli_error("--auto-dma is for replay");
     o.auto_dma = true;

@@ -9,6 +9,7 @@
 
 #include "infra/config/config_error.h"
 #include "platform/app/child_process.h"
+#include "platform/workload/cell_outputs.h"
 #include "platform/vp/top/simulation.h"
 #include "platform/workload/decode_table.h"
 
@@ -56,13 +57,25 @@ workload::decode_sweep load_table_sweep(const cli_options& opts,
   }
 }
 
+// Cells run side by side: an output every cell would write is refused,
+// unless --keep-outputs gives each cell its own folder.
+void check_shared_outputs(const cli_options& opts, const workload::decode_sweep& sweep,
+                          const config::config_layers& base) {
+  if (opts.keep_outputs) return;
+  for (const auto& c : workload::sweep_cells(sweep))
+    if (const auto shared = workload::shared_output(workload::decode_args(sweep, c, base, "")))
+      throw vp::input_error(*shared +
+                            ": every cell would write the same file; --keep-outputs keeps each "
+                            "cell's outputs in DIR/cells/<id>/");
+}
+
 }  // namespace
 
 void check_decode_table_sweep(const cli_options& opts) {
   config::config_layers base;
   base.files = opts.layers.files;
   base.sets = opts.layers.sets;
-  (void)load_table_sweep(opts, base);
+  check_shared_outputs(opts, load_table_sweep(opts, base), base);
 }
 
 int run_decode_table(const cli_options& opts) {
@@ -72,6 +85,7 @@ int run_decode_table(const cli_options& opts) {
   table.sweep = load_table_sweep(opts, table.base);
   const workload::decode_sweep& sweep = table.sweep;
   const auto cells = workload::sweep_cells(sweep);
+  check_shared_outputs(opts, sweep, table.base);
 
   const std::string dir = opts.out_dir;
   const std::string cell_dir = dir + "/cells";
@@ -98,7 +112,13 @@ int run_decode_table(const cli_options& opts) {
 
   auto prepare = [&](std::size_t i) {
     fs::remove(json_of(i), ec);  // a stale document must not stand for this run
-    return child_job{workload::decode_args(sweep, cells[i], table.base, json_of(i)), log_of(i)};
+    auto args = workload::decode_args(sweep, cells[i], table.base, json_of(i));
+    if (opts.keep_outputs) {
+      const std::string folder = cell_dir + "/" + cells[i].id;
+      fs::create_directories(folder, ec);
+      args = workload::outputs_in(args, folder);
+    }
+    return child_job{std::move(args), log_of(i)};
   };
   auto finish = [&](std::size_t i, const child_end& end) {
     seconds[i] = end.seconds;

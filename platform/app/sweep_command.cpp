@@ -13,6 +13,7 @@
 #include "infra/config/config_error.h"
 #include "models/npu/isa/memh_reader.h"
 #include "platform/app/child_process.h"
+#include "platform/workload/cell_outputs.h"
 #include "platform/vp/top/simulation.h"
 #include "platform/workload/decode_table.h"
 #include "platform/workload/llm/model_config.h"
@@ -81,14 +82,15 @@ sweep_kind point_kind(const std::vector<std::string>& command, config::config_la
   return sweep_kind::run;
 }
 
-// Files and settings every point shares must not name one output for all.
+// Files and settings every point shares must not name one output for all,
+// unless --keep-outputs moves each point's into its folder.
 void check_shared_outputs(const std::vector<std::string>& sets,
-                          const std::vector<workload::sweep_axis>& axes) {
+                          const std::vector<workload::sweep_axis>& axes, bool keep_outputs) {
   for (const auto& s : sets)
-    if (key_of(s, "trace.") || key_of(s, "output.dir="))
+    if (!keep_outputs && (key_of(s, "trace.") || key_of(s, "output.dir=")))
       throw vp::input_error("--set " + s +
-                            ": every point would write the same file; a sweep's points keep "
-                            "their outputs in DIR/points/<k>/");
+                            ": every point would write the same file; --keep-outputs keeps each "
+                            "point's outputs in DIR/points/<k>/");
   for (const auto& a : axes)
     if (key_of(a.key, "trace.") || key_of(a.key, "output."))
       throw vp::input_error(a.source + (a.pointer.empty() ? "" : ": " + a.pointer) + ": " + a.key +
@@ -194,7 +196,7 @@ int run_sweep(const cli_options& opts) {
   def.base = opts.layers;
   layers.files.insert(layers.files.end(), opts.layers.files.begin(), opts.layers.files.end());
   layers.sets.insert(layers.sets.end(), opts.layers.sets.begin(), opts.layers.sets.end());
-  check_shared_outputs(layers.sets, def.axes);
+  check_shared_outputs(layers.sets, def.axes, opts.keep_outputs);
   // A firmware run's point gets --out DIR/points/<k>: outputs that need
   // output.dir (output.perfetto, ...) are then valid.
   if (def.kind == sweep_kind::run)
@@ -257,9 +259,10 @@ int run_sweep(const cli_options& opts) {
     fs::remove(folder + "/" + result_name, ec);
     fs::remove(folder + "/config.json", ec);
     bar.started();
-    return child_job{workload::point_args(def, mine[i], folder, folder + "/" + result_name,
-                                          folder + "/config.json"),
-                     folder + "/log.txt"};
+    auto args = workload::point_args(def, mine[i], folder, folder + "/" + result_name,
+                                     folder + "/config.json");
+    if (opts.keep_outputs) args = workload::outputs_in(args, folder);
+    return child_job{std::move(args), folder + "/log.txt"};
   };
   auto finish = [&](std::size_t i, const child_end& end) {
     const std::string rel = folder_of(i), folder = dir + "/" + rel;

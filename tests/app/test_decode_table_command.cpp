@@ -203,5 +203,39 @@ TEST_F(DecodeTable, SweepMistakesNameTheFileAndPointer) {
   EXPECT_TRUE(contains(no_out.err, "decode-table needs --out DIR")) << no_out.err;
 }
 
+// Cells run side by side: a trace file named once for all of them is
+// refused; --keep-outputs gives each cell its folder, DIR/cells/<id>/, with
+// its trace, summary and plots, and leaves the table as it was.
+TEST_F(DecodeTable, KeepOutputsGivesEachCellItsFolder) {
+  write_file(path("s.json"), tiny_sweep("[16, 32]"));
+  const auto shared =
+      vp({"decode-table", "--sweep", path("s.json"), "--out", "a", "--trace-ddr", "ddr.jsonl"});
+  EXPECT_EQ(shared.exit_code, 2) << describe(shared);
+  EXPECT_TRUE(contains(shared.err, "every cell would write the same file; --keep-outputs"))
+      << shared.err;
+  const auto shared_check = vp({"decode-table", "--sweep", path("s.json"), "--out", "a",
+                                "--trace-ddr", "ddr.jsonl", "--validate-only"});
+  EXPECT_EQ(shared_check.err, shared.err);
+
+  const auto plain = vp({"decode-table", "--sweep", path("s.json"), "--out", "plain"});
+  ASSERT_EQ(plain.exit_code, 0) << describe(plain);
+  const auto kept = vp({"decode-table", "--sweep", path("s.json"), "--out", "kept", "--trace-ddr",
+                        "ddr.jsonl", "--keep-outputs"});
+  ASSERT_EQ(kept.exit_code, 0) << describe(kept);
+  for (const char* cell : {"tiny-fp16-16", "tiny-fp16-32"}) {
+    const std::string folder = path("kept/cells/") + cell;
+    for (const char* f : {"ddr.jsonl", "summary.json", "ddr_bandwidth.svg", "decode_latency.svg"})
+      EXPECT_TRUE(fs::exists(folder + "/" + f)) << folder << "/" << f;
+  }
+  EXPECT_NE(read_file(path("kept/cells/tiny-fp16-16/ddr.jsonl")),
+            read_file(path("kept/cells/tiny-fp16-32/ddr.jsonl")));
+  EXPECT_FALSE(fs::exists(path("ddr.jsonl")));
+  EXPECT_EQ(read_file(path("kept/decode_table.csv")), read_file(path("plain/decode_table.csv")));
+  // Only the commands with cells keep them.
+  const auto elsewhere = vp({"--keep-outputs"});
+  EXPECT_EQ(elsewhere.exit_code, 2) << describe(elsewhere);
+  EXPECT_TRUE(contains(elsewhere.err, "--keep-outputs is for decode-table and sweep")) << elsewhere.err;
+}
+
 }  // namespace
 }  // namespace e2e

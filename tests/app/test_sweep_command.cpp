@@ -181,5 +181,23 @@ TEST_F(Sweep, FailingPointIsALineAndExitCodeOne) {
   EXPECT_TRUE(contains(read_file(path("o/sweep.csv")), ",failed,"));
 }
 
+// A trace named once for every point is refused; --keep-outputs puts each
+// point's trace and plots in DIR/points/<k>/.
+TEST_F(Sweep, KeepOutputsGivesEachPointItsTrace) {
+  const std::vector<std::string> trace = {"--trace-ddr", "ddr.jsonl"};
+  const auto shared = vp(with(tiny_sweep("a", {}), trace));
+  EXPECT_EQ(shared.exit_code, 2) << describe(shared);
+  EXPECT_TRUE(contains(shared.err, "every point would write the same file; --keep-outputs"))
+      << shared.err;
+  const auto kept = vp(with(tiny_sweep("kept", {"--keep-outputs"}), trace));
+  ASSERT_EQ(kept.exit_code, 0) << describe(kept);
+  for (int k = 0; k < 4; ++k) {
+    const std::string folder = path("kept/points/") + std::to_string(k);
+    for (const char* f : {"ddr.jsonl", "result.json", "ddr_bandwidth.svg"})
+      EXPECT_TRUE(fs::exists(folder + "/" + f)) << folder << "/" << f;
+  }
+  EXPECT_FALSE(fs::exists(path("ddr.jsonl")));
+}
+
 }  // namespace
 }  // namespace e2e
