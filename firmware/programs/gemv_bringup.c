@@ -6,10 +6,15 @@
  * moved back to DDR (ACP_RESULT + MEMCPY), then checked against the CPU's
  * own dot products. docs/guides/user-guide.md walks through it.
  *
- * Built twice: as `gemv_bringup`, and with GEMV_BRINGUP_BUG defined as
+ * Built three times: as `gemv_bringup`; with GEMV_BRINGUP_BUG defined as
  * `gemv_bringup_buggy`, which makes the classic mistake of writing the
- * weight shape as (M, K, N) instead of (M, N, K). The platform then fails
- * the GEMV with a unit fault naming both shape slots.
+ * weight shape as (M, K, N) instead of (M, N, K), so that the platform
+ * fails the GEMV with a unit fault naming both shape slots; and with
+ * GEMV_BRINGUP_ROUTE_BUG defined as `gemv_bringup_route_bug`, whose MEMCPYs
+ * are encoded the way the upstream uCA_v1_api.c encodes them (from_device
+ * = route[4], to_device = route[0]), which turns UCA_ROUTE_HOST_TO_L2 into
+ * an L2->host move and UCA_ROUTE_L2_TO_HOST into a host->L2 one. Every
+ * instruction is legal; only the driver lint names the mistake.
  *
  * Exit codes: 0 all outputs match, 1 no NPU, 2 DMA refused, 3 NPU error
  * (printed with its code and instruction number), 4 timeout, 5 mismatch. */
@@ -21,6 +26,10 @@
 #include "pccx_simctl.h"
 #include "pccx_uca_ext.h"
 #include "uCA_v1_api.h"
+#ifdef GEMV_BRINGUP_ROUTE_BUG
+#include "pccx_isa_encode.h"
+#include "uCA_v1_hal.h"
+#endif
 
 #define N_ROWS 32u
 #define K_COLS 64u
@@ -30,6 +39,17 @@
 #define DDR_OUT 0x50030000ull
 #define L2_ACT 0x40u
 #define L2_OUT 0x80u
+#ifdef GEMV_BRINGUP_ROUTE_BUG
+/* The upstream encoding of a route: its nibbles' low bits as the ISA's
+ * from/to bits. */
+static void upstream_memcpy(uint8_t route, uint32_t dest, uint32_t src, uint8_t shape,
+                            uint8_t async) {
+  uca_hal_issue_instr(pccx_encode_memcpy((route >> 4) & 1u, route & 1u, dest, src, 0u, shape,
+                                         async));
+}
+#define uca_memcpy upstream_memcpy
+#endif
+
 #define SLOT_ACT 2u
 #define SLOT_W 3u
 #define SLOT_OUT 4u

@@ -159,6 +159,7 @@ void dma_channel::move(const descriptor& d) {
   set_local(std::max(local_now(), d.arrival));
   const sc_time start = local_now();
   active_ = true;
+  active_arrival_ = d.arrival;
 
   std::string reason;
   if (const uint32_t errors = check(d, reason)) {
@@ -310,6 +311,14 @@ void dma_channel::mature(const sc_time& now) {
 const dma_channel::stats& dma_channel::statistics() {
   mature(sc_core::sc_time_stamp());
   return stats_;
+}
+
+bool dma_channel::has_work_at(const sc_time& t) const {
+  // The channel's thread runs ahead too: it may hold a descriptor pushed later.
+  if (active_ && active_arrival_ <= t) return true;
+  for (const descriptor& d : queue_)
+    if (d.arrival <= t) return true;
+  return false;
 }
 
 bool dma_channel::busy() const {

@@ -95,6 +95,10 @@ class dma_channel : public sc_core::sc_module {
   // "RANGE, ALIGN_ADDR" for PCCX_DMA_ERR_* bits.
   static std::string error_names(uint32_t bits);
   bool busy() const;
+  // A descriptor pushed by time `t` (the writer's time of the PUSH, which a
+  // CPU running ahead of the kernel stamps in the future) is queued or
+  // running: what the NPU can count on at `t`.
+  bool has_work_at(const sc_core::sc_time& t) const;
 
   // Descriptors the channel refuses or fails (besides ERR, status, log);
   // the platform may forward them (strict mode, NPU error).
@@ -173,6 +177,7 @@ class dma_channel : public sc_core::sc_module {
   std::deque<status_entry> status_;
   uint64_t pushed_ = 0;
   bool active_ = false;
+  sc_core::sc_time active_arrival_;  // the PUSH time of the descriptor being moved
   sc_core::sc_time busy_until_;  // completion of the last block issued
   sc_core::sc_time busy_end_;    // end of the busy time already counted
   std::deque<std::pair<sc_core::sc_time, uint64_t>> in_flight_bytes_;  // (completion, bytes)

@@ -50,7 +50,8 @@ platform_top::platform_top(const runtime_params& rt, trace::trace_hub& traces,
   };
   // The driver lint sees the DMA queues and the firmware's waits.
   npu.lint().channel_has_work = [this](unsigned ch) {
-    return dma[ch]->busy() || (ch == PCCX_DMA_ACP_FMAP && fifo(ch).level() > 0);
+    return dma[ch]->has_work_at(sc_core::sc_time_stamp()) ||
+           (ch == PCCX_DMA_ACP_FMAP && fifo(ch).level() > 0);
   };
   cpu.idle_waits.subscribe(
       [this](const firmware_cpu::wait_idle_record& w) { npu.lint().sync_ended(w.result == -1); });
