@@ -69,5 +69,31 @@ TEST_F(DriverLint, TimingModeDoesNotTrackL2Initialisation) {
   EXPECT_FALSE(contains(r.err, "WARN_L2_UNINITIALISED")) << r.err;
 }
 
+// A driver that ignores a timed-out uca_sync and issues more: reported on
+// the first word after the timeout.
+TEST_F(DriverLint, IssuingAfterATimedOutSyncIsReported) {
+  const auto r = vp({"--firmware", test_firmware("sync_timeout_then_issue")});
+  const auto lines = lint_lines(r.err);
+  ASSERT_EQ(lines.size(), 2u) << r.err;  // the GEMV's uninitialised activations, then this
+  EXPECT_TRUE(contains(lines[1], "WARN_ISSUE_AFTER_SYNC_TIMEOUT: #3 ")) << lines[1];
+  EXPECT_TRUE(contains(lines[1], "MEMSET fmap_shape[2] <- (1, 1, 8)")) << lines[1];
+  // The run's end names the stuck GEMV, what it waits for, and the timeout.
+  EXPECT_TRUE(contains(r.err, "instruction #2 0x")) << r.err;
+  EXPECT_TRUE(contains(r.err, "waits for weight bytes on hp2 (0 bytes in its FIFO, no "
+                              "descriptor), hp3 (0 bytes in its FIFO, no descriptor)"))
+      << r.err;
+}
+
+// Flags the engine does not use.
+TEST_F(DriverLint, IgnoredFlagsAreReported) {
+  const auto r = vp({"replay", data_file("ignored_flags.memh")});
+  const auto lines = lint_lines(r.err);
+  ASSERT_GE(lines.size(), 2u) << r.err;
+  EXPECT_TRUE(contains(r.err, "WARN_FLAGS_IGNORED: #0 ")) << r.err;
+  EXPECT_TRUE(contains(r.err, "CVO EXP ignores flag RECIP_SCALE: only SCALE uses it")) << r.err;
+  EXPECT_TRUE(contains(r.err, "WARN_FLAGS_IGNORED: #1 ")) << r.err;
+  EXPECT_TRUE(contains(r.err, "CVO MUL ignores flag ACCM")) << r.err;
+}
+
 }  // namespace
 }  // namespace e2e
