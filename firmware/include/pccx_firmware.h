@@ -13,7 +13,8 @@
  * firmware object exactly the uCA HAL (uca_hal_init, uca_hal_deinit,
  * uca_hal_write32, uca_hal_read32, uca_hal_issue_instr, uca_hal_read_status,
  * uca_hal_wait_idle) and the host-memory calls (pccx_host_write,
- * pccx_host_read). */
+ * pccx_host_read); its exit and _exit end the run, not pccx-vp, when the
+ * firmware calls them. */
 #ifndef PCCX_FIRMWARE_H
 #define PCCX_FIRMWARE_H
 

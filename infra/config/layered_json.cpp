@@ -6,6 +6,7 @@
 #include <filesystem>
 #include <fstream>
 #include <iostream>
+#include <map>
 #include <vector>
 
 #include "infra/config/config_visitors.h"
@@ -18,6 +19,46 @@ namespace {
 // exhaust the stack in the recursive copies, merges and comparisons of
 // nlohmann::json and the binder, so it is refused while parsing.
 constexpr int kMaxDepth = 64;
+
+// No input file of the platform comes near this size (the largest model or
+// sweep file is a few kilobytes); a bigger one is a mistake (a device, a
+// binary, a generated file gone wrong), refused before it is read.
+constexpr std::uintmax_t kMaxJsonFileBytes = 16u << 20;
+
+// Where each object key of `text` starts ("line:column"), in document
+// order: the order of the parser's key events. A key is a string followed
+// by ':' outside any other string.
+std::vector<std::string> key_positions(const std::string& text) {
+  std::vector<std::string> out;
+  std::size_t line = 1, column = 1, i = 0;
+  auto advance = [&](char c) {
+    if (c == '\n') {
+      ++line;
+      column = 1;
+    } else {
+      ++column;
+    }
+  };
+  while (i < text.size()) {
+    if (text[i] != '"') {
+      advance(text[i++]);
+      continue;
+    }
+    const std::string at = std::to_string(line) + ":" + std::to_string(column);
+    advance(text[i++]);
+    while (i < text.size() && text[i] != '"') {
+      if (text[i] == '\\' && i + 1 < text.size()) advance(text[i++]);
+      advance(text[i++]);
+    }
+    if (i < text.size()) advance(text[i++]);
+    std::size_t j = i;
+    while (j < text.size() && (text[j] == ' ' || text[j] == '\t' || text[j] == '\n' ||
+                               text[j] == '\r'))
+      ++j;
+    if (j < text.size() && text[j] == ':') out.push_back(at);
+  }
+  return out;
+}
 
 // Parses text; values nested deeper than kMaxDepth are dropped (the parser
 // itself does not recurse) and too_deep is set.
@@ -218,10 +259,54 @@ diagnostics::locator layered_json::locator() const {
   return [this](const std::string& pointer) { return blame_of(pointer); };
 }
 
+// The first key given twice in one object, as "KEY" at L:C and L:C, or ""
+// when every key is unique.
+std::string first_duplicate_key(const std::string& text) {
+  std::vector<std::map<std::string, std::size_t>> open;  // key -> its index among all keys
+  std::size_t key_index = 0;
+  std::string found;
+  const auto positions = key_positions(text);
+  auto at = [&](std::size_t k) { return k < positions.size() ? positions[k] : std::string("?"); };
+  // Only the key events matter: everything else is discarded as it comes.
+  const nlohmann::json skeleton = nlohmann::json::parse(
+      text,
+      [&](int depth, nlohmann::json::parse_event_t ev, nlohmann::json& value) {
+        if (depth > kMaxDepth || !found.empty()) return false;
+        using event = nlohmann::json::parse_event_t;
+        if (ev == event::object_start) {
+          open.emplace_back();
+        } else if (ev == event::object_end && !open.empty()) {
+          open.pop_back();
+        } else if (ev == event::key && !open.empty()) {
+          const std::string key = value.get<std::string>();
+          const auto [it, fresh] = open.back().emplace(key, key_index);
+          if (!fresh)
+            found = "\"" + key + "\" at " + at(it->second) + " and " + at(key_index);
+          ++key_index;
+        }
+        return ev != event::value;
+      },
+      false);
+  (void)skeleton;
+  return found;
+}
+
 std::optional<nlohmann::json> read_json_file(const std::string& path, diagnostics& diag) {
   std::error_code ec;
   if (std::filesystem::is_directory(path, ec)) {
     diag.report(path, "", "is a directory, not a JSON file");
+    return std::nullopt;
+  }
+  // A device, a pipe or a socket could be read forever.
+  if (std::filesystem::exists(path, ec) && !std::filesystem::is_regular_file(path, ec)) {
+    diag.report(path, "", "is not a regular file (a device, a pipe or a socket), not a JSON file");
+    return std::nullopt;
+  }
+  if (const auto size = std::filesystem::file_size(path, ec); !ec && size > kMaxJsonFileBytes) {
+    diag.report(path, "",
+                "is " + std::to_string(size) + " bytes, above the " +
+                    std::to_string(kMaxJsonFileBytes >> 20) +
+                    " MiB a JSON input of the platform may have");
     return std::nullopt;
   }
   errno = 0;
@@ -240,12 +325,33 @@ std::optional<nlohmann::json> read_json_file(const std::string& path, diagnostic
     diag.report(path, "", "cannot read file");
     return std::nullopt;
   }
+  // The parser would stop at a NUL and ignore what follows.
+  if (const auto nul = text.find('\0'); nul != std::string::npos) {
+    std::size_t line = 1, column = 1;
+    for (std::size_t i = 0; i < nul; ++i) {
+      if (text[i] == '\n') {
+        ++line;
+        column = 1;
+      } else {
+        ++column;
+      }
+    }
+    diag.report(path + ":" + std::to_string(line) + ":" + std::to_string(column), "",
+                "a NUL byte: a JSON file is text");
+    return std::nullopt;
+  }
 
   try {
     bool too_deep = false;
     nlohmann::json doc = parse_bounded(text, /*allow_exceptions=*/true, too_deep);
     if (too_deep) {
       diag.report(path, "", too_deep_message());
+      return std::nullopt;
+    }
+    // nlohmann keeps the last of two equal keys; a file that says two
+    // things of one key is a mistake.
+    if (const std::string dup = first_duplicate_key(text); !dup.empty()) {
+      diag.report(path, "", "key " + dup + ": a key may appear once in an object");
       return std::nullopt;
     }
     return doc;

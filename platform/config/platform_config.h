@@ -127,10 +127,14 @@ struct cpu_config {
 
   template <class V>
   void visit(V& v) {
-    v.field("mmio_write_ns", mmio_write_ns, "Cost of a posted AXI-Lite write from the A53",
-            range(0, 100000));
-    v.field("mmio_read_ns", mmio_read_ns, "Round trip of an AXI-Lite read from the A53",
-            range(0, 100000));
+    v.field("mmio_write_ns", mmio_write_ns,
+            "Cost of a posted AXI-Lite write from the A53; at least 1 ns, so that a driver "
+            "writing in a loop lets simulated time advance",
+            range(1, 100000));
+    v.field("mmio_read_ns", mmio_read_ns,
+            "Round trip of an AXI-Lite read from the A53; at least 1 ns, so that a driver "
+            "polling STATUS lets the NPU run",
+            range(1, 100000));
     v.field("stack_kib", stack_kib, "Stack of the firmware thread", range(64, 1048576));
     v.field("clock_mhz", clock_mhz,
             "A53 clock of an AArch64 ELF firmware (1333 MHz on the K26)", range(1.0, 10000.0));

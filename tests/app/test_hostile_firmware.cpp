@@ -131,5 +131,37 @@ TEST_F(HostileFirmware, AWildPointerPassedToTheHalIsReportedAsACrash) {
   EXPECT_TRUE(contains(r.err, "inside a platform call (HAL or host memory")) << r.err;
 }
 
+// A firmware cannot leave the run through the C library or an exception:
+// each ends the run failed (exit code 1) with what the firmware did, and the
+// run's outputs are written.
+TEST_F(HostileFirmware, ExitAndExceptionsEndTheRunNotTheProcess) {
+  const std::pair<const char*, const char*> cases[] = {
+      {"calls_exit", "called exit(0) instead of returning from pccx_firmware_main"},
+      {"calls_underscore_exit", "called _exit(3) instead of returning from pccx_firmware_main"},
+      {"throws_exception",
+       "threw a C++ exception (the driver gave up on purpose) instead of returning"}};
+  for (const auto& [fw, why] : cases) {
+    const std::string out = std::string("out_") + fw;
+    const auto r = vp({"--firmware", test_firmware(fw), "--out", out});
+    EXPECT_EQ(r.exit_code, 1) << describe(r);
+    EXPECT_TRUE(contains(r.err, std::string("pccx-vp: simulation failed: firmware ") +
+                                    test_firmware(fw) + " " + why))
+        << r.err;
+    ASSERT_TRUE(fs::exists(path(out + "/summary.json"))) << fw;
+    const auto summary = nlohmann::json::parse(read_file(path(out + "/summary.json")));
+    EXPECT_EQ(summary["outcome"], "failed") << fw;
+  }
+}
+
+// The end check covers the DMA channels as it covers the NPU: a weight
+// stream nobody consumed fails a run that returned 0.
+TEST_F(HostileFirmware, StreamedBytesNobodyTookFailTheEndCheck) {
+  const auto r = vp({"--firmware", test_firmware("unconsumed_weights")});
+  EXPECT_EQ(r.exit_code, 1) << describe(r);
+  EXPECT_TRUE(contains(r.err, "bytes were still in the hp2 FIFO: streamed in by a descriptor and "
+                              "never consumed by an instruction"))
+      << r.err;
+}
+
 }  // namespace
 }  // namespace e2e

@@ -53,6 +53,7 @@ bandwidth_recorder::bandwidth_recorder(const sc_core::sc_time& window, double pe
     : window_(window),
       window_ticks_(window.value()),
       window_ns_(to_ns(window)),
+      requested_window_(window),
       peak_bytes_per_s_(peak_bytes_per_s),
       effective_bytes_per_s_(effective_bytes_per_s) {
   if (window_ticks_ == 0) throw std::invalid_argument("bandwidth_recorder: window must be > 0");
@@ -73,6 +74,20 @@ void bandwidth_recorder::reset() {
   classes_ = {};
   total_ = {};
   windows_.clear();
+  window_ = requested_window_;
+  window_ticks_ = window_.value();
+  window_ns_ = to_ns(window_);
+}
+
+void bandwidth_recorder::coarsen() {
+  window_series merged;
+  merged.grow_to((windows_.size() + 1) / 2);
+  for (size_t w = 0; w < windows_.size(); ++w)
+    for (size_t s = 0; s < kSeries; ++s) merged[w / 2][s] += windows_[w][s];
+  windows_ = std::move(merged);
+  window_ = window_ * 2.0;
+  window_ticks_ *= 2;
+  window_ns_ *= 2.0;
 }
 
 void bandwidth_recorder::record(const ddr_access& a) {
@@ -90,6 +105,7 @@ void bandwidth_recorder::record(const ddr_access& a) {
 
 void bandwidth_recorder::spread(size_t port_series, size_t class_series, uint64_t start,
                                 uint64_t end, uint64_t bytes) {
+  while ((end > start ? (end - 1) : start) / window_ticks_ >= kMaxWindows) coarsen();
   const uint64_t first = start / window_ticks_;
   const uint64_t last = end > start ? (end - 1) / window_ticks_ : first;
   if (windows_.size() <= last) windows_.grow_to(last + 1);
@@ -165,6 +181,8 @@ nlohmann::json bandwidth_recorder::totals_json(const traffic_totals& t, double p
 nlohmann::json bandwidth_recorder::summary() const {
   nlohmann::json j;
   j["window_ns"] = window_ns_;
+  // A series coarsened to stay bounded says so.
+  if (window_ != requested_window_) j["window_requested_ns"] = to_ns(requested_window_);
   j["peak_gbps"] = peak_bytes_per_s_ / 1e9;
   j["effective_gbps"] = effective_bytes_per_s_ / 1e9;
   j["total"] = totals_json(total_, peak_gbps_total());

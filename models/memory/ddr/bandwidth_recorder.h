@@ -4,7 +4,10 @@
 // bytes, so the windows add up exactly to the bytes moved).
 //
 // Memory does not grow with the number of transactions: only the window
-// series grows, with simulated time (12 counters per window).
+// series grows, with simulated time (12 counters per window), and it is
+// bounded: a series that would pass kMaxWindows windows is coarsened, each
+// pair of windows merged into one of twice the width (the summary reports
+// the window used and the one asked for).
 #pragma once
 
 #include <array>
@@ -74,6 +77,9 @@ class bandwidth_recorder {
   const traffic_totals& cls(traffic_class c) const { return classes_[static_cast<size_t>(c)]; }
   const traffic_totals& total() const { return total_; }
 
+  // Windows the series may hold (about 50 MB): a finer stats.window_ns over
+  // a long run is coarsened by powers of two to fit.
+  static constexpr size_t kMaxWindows = size_t{1} << 19;
   // Window w covers [w x window, (w + 1) x window) of simulated time.
   const sc_core::sc_time& window() const { return window_; }
   size_t window_count() const { return windows_.size(); }
@@ -119,9 +125,13 @@ class bandwidth_recorder {
   void spread(size_t port_series, size_t class_series, uint64_t start, uint64_t end,
               uint64_t bytes);
 
+  // Doubles the window width: window pairs merge.
+  void coarsen();
+
   sc_core::sc_time window_;
   uint64_t window_ticks_;
   double window_ns_;
+  sc_core::sc_time requested_window_;  // stats.window_ns, before any coarsening
   double peak_bytes_per_s_;
   double effective_bytes_per_s_;
   std::array<traffic_totals, kDdrPorts> ports_;

@@ -61,6 +61,8 @@ void firmware_cpu::run() {
            "running firmware " << firmware_name_ << (elf_ ? " (AArch64 ELF)" : ""));
   activity_.started = true;
   activity_.leave_platform();
+  process_ = sc_core::sc_get_current_process_handle();
+  os_thread_ = std::this_thread::get_id();
   int rc = 0;
   if (elf_) {
     runner_ = std::make_unique<elf_runner>(*this, elf_, params_.elf);
@@ -68,7 +70,17 @@ void firmware_cpu::run() {
     rc = runner_->run();
     if (rc == 0 && host_after_) host_after_();
   } else {
-    rc = entry_();
+    // An exception out of firmware code ends the run with what it says;
+    // the kernel's own unwinding of this thread passes through.
+    try {
+      rc = entry_();
+    } catch (const sc_core::sc_unwind_exception&) {
+      throw;
+    } catch (const std::exception& e) {
+      firmware_escaped("threw a C++ exception (" + std::string(e.what()) + ")");
+    } catch (...) {
+      firmware_escaped("threw a C++ exception of a type that is not std::exception");
+    }
   }
   activity_.enter_platform(static_cast<uint64_t>(trace::to_ns(local_time())));
   qk_.sync();
@@ -93,6 +105,18 @@ void firmware_cpu::fault(const std::string& message) {
   qk_.sync();
   control_.fail(message);
   park();
+}
+
+bool firmware_cpu::on_firmware_thread() const {
+  // Other OS threads (the wall-clock watchdog) never run firmware code.
+  return process_.valid() && std::this_thread::get_id() == os_thread_ &&
+         sc_core::sc_get_current_process_handle() == process_;
+}
+
+void firmware_cpu::firmware_escaped(const std::string& what) {
+  activity_.enter_platform(static_cast<uint64_t>(trace::to_ns(local_time())));
+  fault("firmware " + firmware_name_ + " " + what +
+        " instead of returning from pccx_firmware_main: the run ends here, failed");
 }
 
 void firmware_cpu::park() {

@@ -17,6 +17,7 @@
 #include <functional>
 #include <memory>
 #include <string>
+#include <thread>
 #include <systemc>
 #include <tlm>
 
@@ -109,6 +110,13 @@ class firmware_cpu : public sc_core::sc_module {
 
   // The CPU whose firmware is running, or nullptr outside a run.
   static firmware_cpu* current();
+  // Whether the caller runs on the firmware's own thread (host-code
+  // firmware calls the C library there).
+  bool on_firmware_thread() const;
+  // The firmware tried to end the process (exit, _exit) or let a C++
+  // exception out: the run fails with `what` and the thread parks, so the
+  // platform still ends the run, writes its outputs and says what happened.
+  [[noreturn]] void firmware_escaped(const std::string& what);
   sc_core::sc_time local_time() const;
 
  private:
@@ -145,6 +153,8 @@ class firmware_cpu : public sc_core::sc_module {
   tlm_utils::tlm_quantumkeeper qk_;
   firmware_entry entry_ = nullptr;
   std::string firmware_name_;
+  sc_core::sc_process_handle process_;  // the firmware's thread, once it runs
+  std::thread::id os_thread_;           // the OS thread the kernel runs it on
   std::shared_ptr<const elf_image> elf_;
   std::unique_ptr<elf_runner> runner_;
   std::function<void()> host_before_, host_after_;

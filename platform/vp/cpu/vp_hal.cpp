@@ -1,9 +1,13 @@
 // The uCA HAL and the host-memory calls (pccx_host_mem.h) of the virtual
 // platform: the only firmware symbols the platform supplies. Everything above it (uCA API, drivers,
 // programs) comes from the firmware being run. pccx-vp exports exactly these symbols to a loaded
-// firmware object (see hal_exports.list).
+// firmware object (see hal_exports.list), and exit and _exit, which end a run, not the process.
+#include <dlfcn.h>
+#include <unistd.h>
+
 #include <cstdio>
 #include <cstdlib>
+#include <string>
 
 #include "pccx_host_mem.h"
 #include "platform/vp/cpu/firmware_cpu.h"
@@ -57,6 +61,27 @@ void pccx_host_write(uint64_t ddr_addr, const void* src, uint32_t bytes) {
 
 void pccx_host_read(uint64_t ddr_addr, void* dst, uint32_t bytes) {
   cpu(__func__).host_read(ddr_addr, dst, bytes);
+}
+
+// A firmware that calls exit() or _exit() would end pccx-vp on the spot:
+// no outputs, no end check, exit code 0. On the firmware's thread these
+// end the run instead; anywhere else they are the C library's.
+void exit(int status) noexcept {
+  if (auto* c = pccx::vp::firmware_cpu::current(); c && c->on_firmware_thread())
+    c->firmware_escaped("called exit(" + std::to_string(status) + ")");
+  using exit_fn = void (*)(int);
+  static const auto libc_exit = reinterpret_cast<exit_fn>(dlsym(RTLD_NEXT, "exit"));
+  libc_exit(status);
+  __builtin_unreachable();
+}
+
+void _exit(int status) noexcept {
+  if (auto* c = pccx::vp::firmware_cpu::current(); c && c->on_firmware_thread())
+    c->firmware_escaped("called _exit(" + std::to_string(status) + ")");
+  using exit_fn = void (*)(int);
+  static const auto libc_exit = reinterpret_cast<exit_fn>(dlsym(RTLD_NEXT, "_exit"));
+  libc_exit(status);
+  __builtin_unreachable();
 }
 
 }  // extern "C"

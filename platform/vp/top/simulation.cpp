@@ -129,8 +129,17 @@ void simulate(platform_top& top, const sc_core::sc_time& max_time,
       break;
     }
     if (!sc_core::sc_pending_activity()) {
-      top.control.fail("simulation stalled at " + now.to_string() +
-                       ": the firmware waits but nothing is left to happen");
+      // A halted NPU is the usual first cause: the driver went on issuing
+      // after an error and now waits for room in CMD_IN.
+      const npu::npu_error* e = top.npu.cmd().error();
+      top.control.fail(
+          "simulation stalled at " + now.to_string() +
+          ": the firmware waits but nothing is left to happen" +
+          (e ? "; the NPU is halted at " + isa::error_name(e->code) + " on instruction #" +
+                   std::to_string(e->seq) + " (" + text::hex_word(e->word) + ": " + e->detail +
+                   "), latched at the first error and never cleared, and CMD_IN holds " +
+                   std::to_string(top.npu.fifo().level()) + " words"
+             : std::string()));
       break;
     }
     // Each slice reaches at least the next event, so starvation inside it
@@ -234,6 +243,19 @@ void check_end_state(platform_top& top, bool fail, const idle_wait_tally& waits,
                          hex(ch->error_bits()) + " set (" +
                          mem::dma_channel::error_names(ch->error_bits()) +
                          ") that the firmware never cleared (ERR register, write 1 to clear)");
+  // DMA channels left with work, and bytes streamed in that nobody took.
+  for (unsigned ch = 0; ch < top.dma.size(); ++ch) {
+    const auto& d = *top.dma[ch];
+    if (d.busy())
+      problems.push_back("DMA channel " + std::string(d.basename()) +
+                         " still had a descriptor queued or in progress: the firmware ended "
+                         "before its transfer did");
+    if (ch == PCCX_DMA_ACP_RESULT) continue;  // below, with its own advice
+    if (const uint64_t left = top.fifo(ch).level(); left != 0)
+      problems.push_back(std::to_string(left) + " bytes were still in the " + d.basename() +
+                         " FIFO: streamed in by a descriptor and never consumed by an "
+                         "instruction");
+  }
   if (const uint64_t stranded = top.fifo(PCCX_DMA_ACP_RESULT).level(); stranded != 0)
     problems.push_back(std::to_string(stranded) +
                        " result bytes were still in the ACP_RESULT FIFO: no descriptor moved "

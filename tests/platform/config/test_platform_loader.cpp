@@ -378,7 +378,7 @@ TEST(ConfigDump, RoundTripIsIdentical) {
   platform_config c = load(
       {{},
        {"clocks.core_mhz=333.3333333333333", "simulation.strict=true", "simulation.quantum_ns=250",
-        "memory_map.npu_base=0xB0000000", "memory_map.ddr_size=0x80000000", "cpu.mmio_read_ns=0",
+        "memory_map.npu_base=0xB0000000", "memory_map.ddr_size=0x80000000", "cpu.mmio_read_ns=1",
         "npu.constant_cache.banks.2.name=k_scale", "npu.constant_cache.banks.3.enabled=false",
         R"(log.modules={"npu.cmd": "trace", "dma": "debug"})", "log.level=warning",
         "trace.mmio=out/mmio.jsonl", "output.dir=out dir/ü"}});

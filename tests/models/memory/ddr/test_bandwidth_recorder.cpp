@@ -186,5 +186,38 @@ TEST(DdrRecorder, SummaryCarriesTheEfficiencyBreakdown) {
   EXPECT_EQ(s["store"]["allocated_pages"], 0);
 }
 
+// A window too fine for the run's length is coarsened by powers of two, so
+// the series stays within kMaxWindows; no byte is lost and the summary says
+// which window was asked for.
+TEST(BandwidthRecorder, AFineWindowOverALongRunIsCoarsenedNotUnbounded) {
+  const sc_core::sc_time window(1, sc_core::SC_NS);
+  mem::bandwidth_recorder rec(window, 19.2e9, 10.97e9);
+  const uint64_t span_ns = 4 * mem::bandwidth_recorder::kMaxWindows;  // 4 x the cap at 1 ns
+  uint64_t bytes = 0;
+  // 64 transfers spread over the span, the last one ending at its last ns.
+  for (uint64_t k = 0; k < 64; ++k) {
+    const uint64_t t = k == 63 ? span_ns - 201 : k * (span_ns / 64);
+    mem::ddr_access a;
+    a.port = ddr_port::hp2;
+    a.cls = traffic_class::weights;
+    a.bytes = 4096;
+    a.arrival = a.start = sc_core::sc_time(static_cast<double>(t), sc_core::SC_NS);
+    a.end = a.completion = a.start + sc_core::sc_time(200, sc_core::SC_NS);
+    rec.record(a);
+    bytes += a.bytes;
+  }
+  EXPECT_LE(rec.window_count(), mem::bandwidth_recorder::kMaxWindows);
+  // 1 ns doubled twice: the last window, (4 x cap - 2) / 4, is the cap's last.
+  EXPECT_EQ(rec.window(), sc_core::sc_time(4, sc_core::SC_NS));
+  uint64_t in_windows = 0;
+  for (size_t w = 0; w < rec.window_count(); ++w) in_windows += rec.window_bytes(ddr_port::hp2, w);
+  EXPECT_EQ(in_windows, bytes);
+  const auto j = rec.summary();
+  EXPECT_EQ(j["window_ns"].get<double>(), 4.0);
+  EXPECT_EQ(j["window_requested_ns"].get<double>(), 1.0);
+  rec.reset();
+  EXPECT_EQ(rec.window(), window);
+}
+
 }  // namespace
 }  // namespace pccx::test
