@@ -23,6 +23,16 @@ pccx::vp::firmware_cpu& cpu(const char* function) {
   }
   return *c;
 }
+// `name` (exit or _exit) called with `status`: the run's end when the
+// firmware called it, else the C library's function of that name.
+[[noreturn]] void end_run_or_process(const char* name, int status) {
+  if (auto* c = pccx::vp::firmware_cpu::current(); c && c->on_firmware_thread())
+    c->firmware_escaped(std::string("called ") + name + "(" + std::to_string(status) + ")");
+  using exit_fn = void (*)(int);
+  reinterpret_cast<exit_fn>(dlsym(RTLD_NEXT, name))(status);
+  __builtin_unreachable();
+}
+
 }  // namespace
 
 extern "C" {
@@ -67,21 +77,11 @@ void pccx_host_read(uint64_t ddr_addr, void* dst, uint32_t bytes) {
 // no outputs, no end check, exit code 0. On the firmware's thread these
 // end the run instead; anywhere else they are the C library's.
 void exit(int status) noexcept {
-  if (auto* c = pccx::vp::firmware_cpu::current(); c && c->on_firmware_thread())
-    c->firmware_escaped("called exit(" + std::to_string(status) + ")");
-  using exit_fn = void (*)(int);
-  static const auto libc_exit = reinterpret_cast<exit_fn>(dlsym(RTLD_NEXT, "exit"));
-  libc_exit(status);
-  __builtin_unreachable();
+  end_run_or_process("exit", status);
 }
 
 void _exit(int status) noexcept {
-  if (auto* c = pccx::vp::firmware_cpu::current(); c && c->on_firmware_thread())
-    c->firmware_escaped("called _exit(" + std::to_string(status) + ")");
-  using exit_fn = void (*)(int);
-  static const auto libc_exit = reinterpret_cast<exit_fn>(dlsym(RTLD_NEXT, "_exit"));
-  libc_exit(status);
-  __builtin_unreachable();
+  end_run_or_process("_exit", status);
 }
 
 }  // extern "C"
