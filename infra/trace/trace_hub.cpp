@@ -28,7 +28,16 @@ void trace_hub::marker(const std::string& text, const sc_core::sc_time& when) {
 }
 
 void trace_hub::close_all() {
+  std::string first_error;
+  for (auto& [name, ch] : channels_) {
+    try {
+      ch->close();
+    } catch (const io::output_error& e) {
+      if (first_error.empty()) first_error = e.what();
+    }
+  }
   channels_.clear();
+  if (!first_error.empty()) throw io::output_error(first_error);
 }
 
 }  // namespace pccx::trace

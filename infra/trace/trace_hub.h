@@ -19,6 +19,8 @@ class trace_hub {
   // The channel, or nullptr when it is off.
   jsonl_trace* channel(const std::string& name) const;
   void marker(const std::string& text, const sc_core::sc_time& when);
+  // Puts every trace file in place; throws io::output_error for the first
+  // that could not be written (after closing the others).
   void close_all();
 
  private:

@@ -1,5 +1,7 @@
 #include "platform/app/child_process.h"
 
+#include "infra/io/output_file.h"
+
 #include <fcntl.h>
 #include <spawn.h>
 #include <sys/wait.h>
@@ -73,9 +75,7 @@ std::string last_line(const std::string& text) {
 }
 
 void write_output(const std::string& dir, const std::string& name, const std::string& text) {
-  const std::string path = dir + "/" + name;
-  std::ofstream f(path, std::ios::binary | std::ios::trunc);
-  if (!f || !(f << text)) throw vp::input_error("cannot write " + path + " (--out)");
+  io::write_output(dir + "/" + name, text);
 }
 
 std::string child_end::abnormal() const {

@@ -1,5 +1,7 @@
 #include "platform/app/ddr_bench_command.h"
 
+#include "infra/io/output_file.h"
+
 #include <fstream>
 #include <iostream>
 #include <stdexcept>
@@ -31,9 +33,7 @@ int run_ddr_bench_command(const config::platform_config& cfg, const cli_options&
   }
   std::cout << r.text();
   if (!opts.json_file.empty()) {
-    std::ofstream f(opts.json_file);
-    if (!f || !(f << r.json.dump(2) << '\n'))
-      throw vp::input_error("cannot write " + opts.json_file + " (--json)");
+    io::write_output(opts.json_file, r.json.dump(2) + "\n", "the --json report");
   }
   return 0;
 }

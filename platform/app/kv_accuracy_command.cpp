@@ -1,5 +1,7 @@
 #include "platform/app/kv_accuracy_command.h"
 
+#include "infra/io/output_file.h"
+
 #include <filesystem>
 #include <fstream>
 #include <nlohmann/json.hpp>
@@ -13,9 +15,7 @@ namespace pccx::app {
 namespace {
 
 void write_file(const std::string& dir, const std::string& name, const std::string& text) {
-  const std::string path = dir + "/" + name;
-  std::ofstream f(path);
-  if (!f || !(f << text)) throw vp::input_error("cannot write " + path + " (--out)");
+  io::write_output(dir + "/" + name, text);
 }
 
 nlohmann::ordered_json to_json(const kv::kv_accuracy_report& r) {

@@ -11,6 +11,7 @@
 #include <systemc>
 
 #include "infra/config/config_error.h"
+#include "infra/io/output_file.h"
 #include "models/npu/isa/instruction.h"
 #include "models/npu/isa/memh_reader.h"
 #include "platform/app/cli_options.h"
@@ -39,9 +40,7 @@ constexpr int kExitSimFailure = 1;
 constexpr int kExitBadInput = 2;
 
 void write_decode_json(const std::string& path, const nlohmann::json& doc) {
-  std::ofstream f(path);
-  if (!f || !(f << doc.dump(2) << '\n'))
-    throw pccx::vp::input_error("cannot write " + path + " (--json)");
+  pccx::io::write_output(path, doc.dump(2) + "\n", "the --json report");
 }
 
 // The decode (docs/models/decode.md) of a model file: prints the report and,

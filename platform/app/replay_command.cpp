@@ -1,5 +1,7 @@
 #include "platform/app/replay_command.h"
 
+#include "infra/io/output_file.h"
+
 #include <fstream>
 #include <iostream>
 
@@ -29,10 +31,8 @@ int run_replay_command(const config::platform_config& cfg, const cli_options& op
   auto document = [&](const workload::replay_report* rep, const std::string& status,
                       const std::string& error) {
     if (opts.json_file.empty()) return;
-    std::ofstream f(opts.json_file);
     const auto doc = workload::replay_document(opts.replay_file, opts.dma_file, rep, status, error);
-    if (!f || !(f << doc.dump(2) << '\n'))
-      throw vp::input_error("cannot write " + opts.json_file + " (--json)");
+    io::write_output(opts.json_file, doc.dump(2) + "\n", "the --json report");
   };
   workload::replay_input in;
   try {

@@ -163,5 +163,24 @@ TEST_F(HostileFirmware, StreamedBytesNobodyTookFailTheEndCheck) {
       << r.err;
 }
 
+// An output that cannot be written whole (here a full disk: /dev/full)
+// fails the run with exit code 1 naming the file; a trace written fine
+// appears under its name only once complete, with no temporary left.
+TEST_F(HostileFirmware, AnOutputThatCannotBeWrittenFailsTheRun) {
+  if (!fs::exists("/dev/full")) GTEST_SKIP() << "no /dev/full";
+  const auto full = vp({"--trace-instructions", "/dev/full"});
+  EXPECT_EQ(full.exit_code, 1) << describe(full);
+  EXPECT_TRUE(contains(full.err, "simulation failed: cannot write trace file /dev/full: "))
+      << full.err;
+  const auto fine = vp({"--trace-instructions", "t/instr.jsonl"});
+  ASSERT_EQ(fine.exit_code, 0) << describe(fine);
+  std::size_t files = 0;
+  for (const auto& e : fs::directory_iterator(path("t"))) {
+    ++files;
+    EXPECT_EQ(e.path().filename(), "instr.jsonl");
+  }
+  EXPECT_EQ(files, 1u);
+}
+
 }  // namespace
 }  // namespace e2e

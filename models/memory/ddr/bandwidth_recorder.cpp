@@ -1,5 +1,7 @@
 #include "models/memory/ddr/bandwidth_recorder.h"
 
+#include "infra/io/output_file.h"
+
 #include <algorithm>
 #include <cstdio>
 #include <filesystem>
@@ -199,11 +201,7 @@ nlohmann::json bandwidth_recorder::summary() const {
 
 namespace {
 
-std::ofstream open_csv(const std::filesystem::path& path) {
-  std::ofstream out(path, std::ios::trunc);
-  if (!out) throw std::runtime_error("cannot write '" + path.string() + "'");
-  return out;
-}
+
 
 std::string num(double v) {
   char buf[64];
@@ -233,7 +231,8 @@ void bandwidth_recorder::write_csv(const std::string& dir) const {
   }
 
   {
-    std::ofstream out = open_csv(std::filesystem::path(dir) / "ddr_bandwidth.csv");
+    io::output_file file((std::filesystem::path(dir) / "ddr_bandwidth.csv").string(), "CSV file");
+    std::ostream& out = file.stream();
     out << "window_start_ns,window_end_ns,kind,name,bytes,gbps\n";
     size_t first = 0;
     while (first < windows_.size() && total_.bytes > 0) {
@@ -251,10 +250,11 @@ void bandwidth_recorder::write_csv(const std::string& dir) const {
             << num(static_cast<double>(b) / window_ns_) << '\n';
       }
     }
-    if (!out) throw std::runtime_error("error writing ddr_bandwidth.csv in '" + dir + "'");
+    file.commit();
   }
   {
-    std::ofstream out = open_csv(std::filesystem::path(dir) / "ddr_totals.csv");
+    io::output_file file((std::filesystem::path(dir) / "ddr_totals.csv").string(), "CSV file");
+    std::ostream& out = file.stream();
     out << "kind,name,transactions,bytes,read_bytes,write_bytes,first_arrival_ns,"
            "last_completion_ns,span_ns,avg_gbps,peak_gbps,util_peak,util_effective,"
            "avg_latency_ns,max_latency_ns,avg_queueing_ns,max_queueing_ns,avg_port_wait_ns\n";
@@ -274,7 +274,7 @@ void bandwidth_recorder::write_csv(const std::string& dir) const {
     for (size_t c = 0; c < kTrafficClasses; ++c)
       row("class", name[kDdrPorts + c], classes_[c], peak_gbps(static_cast<traffic_class>(c)));
     row("total", "all", total_, peak_gbps_total());
-    if (!out) throw std::runtime_error("error writing ddr_totals.csv in '" + dir + "'");
+    file.commit();
   }
 }
 

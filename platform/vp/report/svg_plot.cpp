@@ -1,5 +1,7 @@
 #include "platform/vp/report/svg_plot.h"
 
+#include "infra/io/output_file.h"
+
 #include <cmath>
 #include <cstdio>
 #include <fstream>
@@ -144,8 +146,7 @@ std::string svg_document::finish() {
 }
 
 void write_text_file(const std::string& path, const std::string& text) {
-  std::ofstream out(path, std::ios::binary);
-  if (!out || !(out << text) || !out.flush()) throw std::runtime_error("cannot write " + path);
+  io::write_output(path, text, "plot");
 }
 
 }  // namespace pccx::report

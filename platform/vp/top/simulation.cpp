@@ -17,6 +17,7 @@
 #include "platform/vp/cpu/fatal_signal_report.h"
 #include "platform/vp/report/bandwidth_svg.h"
 #include "platform/vp/report/run_speed.h"
+#include "infra/io/output_file.h"
 #include "platform/vp/top/platform_top.h"
 #include "platform/vp/top/run_outputs.h"
 #include "platform/vp/top/wall_clock_watchdog.h"
@@ -363,6 +364,15 @@ run_result run_simulation(const config::platform_config& cfg, const firmware_ima
                     cfg.npu.gemv.weight_fifos, log);
 
   top.ddr.drain_writes();  // the writes still buffered reach the DRAM's figures
+  // A trace that could not be written whole fails the run, naming it.
+  try {
+    traces.close_all();
+  } catch (const io::output_error& e) {
+    if (top.control.current() == run_control::state::failed)
+      PCCX_LOG(log, error, e.what());
+    else
+      top.control.override_failure(e.what());
+  }
   run_result r;
   r.state = top.control.current();
   r.exit_code = top.control.exit_code();
@@ -382,7 +392,6 @@ run_result run_simulation(const config::platform_config& cfg, const firmware_ima
   r.marker_times_ns = top.simctl.marker_times_ns();
   r.marker_cpu_instructions = top.simctl.marker_cpu_instructions();
   r.ddr_transactions = top.ddr.recorder().total().transactions;
-  traces.close_all();
   outputs.finish();
   r.wall_time_s =
       std::chrono::duration<double>(std::chrono::steady_clock::now() - wall_start).count();
@@ -391,14 +400,9 @@ run_result run_simulation(const config::platform_config& cfg, const firmware_ima
   if (!cfg.output.dir.empty()) {
     std::error_code ec;
     std::filesystem::create_directories(cfg.output.dir, ec);
-    const std::string path = cfg.output.dir + "/summary.json";
-    std::ofstream out(path);
-    if (!out) throw input_error("cannot write " + path + " (output.dir)");
-    out << r.summary(cfg, fw).dump(2) << '\n';
-    const std::string speed_path = cfg.output.dir + "/speed.json";
-    std::ofstream speed_out(speed_path);
-    if (!speed_out) throw input_error("cannot write " + speed_path + " (output.dir)");
-    speed_out << r.speed().dump(2) << '\n';
+    io::write_output(cfg.output.dir + "/summary.json", r.summary(cfg, fw).dump(2) + "\n",
+                     "the summary");
+    io::write_output(cfg.output.dir + "/speed.json", r.speed().dump(2) + "\n", "the speed report");
     top.ddr.write_csv(cfg.output.dir);
     if (cfg.output.plots) {
       report::bandwidth_plot plot;

@@ -153,7 +153,8 @@ TEST(DdrRecorder, TraceHasOneRecordPerTransaction) {
   run_all();
   EXPECT_EQ(trace->records(), 16u);
   sys.ddr->set_trace(nullptr);
-  trace.reset();  // flushes
+  trace->close();  // the file in place
+  trace.reset();
 
   std::ifstream in(dir + "/ddr.jsonl");
   std::string line;
