@@ -1,7 +1,5 @@
 #include "platform/app/child_process.h"
 
-#include "infra/io/output_file.h"
-
 #include <fcntl.h>
 #include <spawn.h>
 #include <sys/wait.h>
@@ -20,6 +18,7 @@
 #include <stdexcept>
 #include <thread>
 
+#include "infra/io/output_file.h"
 #include "platform/vp/top/simulation.h"
 
 extern char** environ;
@@ -28,6 +27,55 @@ namespace pccx::app {
 
 namespace fs = std::filesystem;
 using steady = std::chrono::steady_clock;
+
+namespace {
+
+// SIGINT or SIGTERM received while children run (0: none).
+volatile std::sig_atomic_t g_stop_signal = 0;
+
+void note_stop(int sig) {
+  g_stop_signal = sig;
+}
+
+// SIGINT and SIGTERM handled for the life of a run_children call, without
+// SA_RESTART so that a blocking waitpid returns to look at them.
+class stop_signals {
+ public:
+  stop_signals() {
+    g_stop_signal = 0;
+    struct sigaction sa {};
+    sa.sa_handler = &note_stop;
+    sigemptyset(&sa.sa_mask);
+    sigaction(SIGINT, &sa, &old_int_);
+    sigaction(SIGTERM, &sa, &old_term_);
+  }
+  ~stop_signals() {
+    sigaction(SIGINT, &old_int_, nullptr);
+    sigaction(SIGTERM, &old_term_, nullptr);
+  }
+  stop_signals(const stop_signals&) = delete;
+  stop_signals& operator=(const stop_signals&) = delete;
+
+ private:
+  struct sigaction old_int_ {}, old_term_ {};
+};
+
+// The temporary files a stopped child left (io::output_file's NAME.part-PID)
+// in its log's folder and the folders below it.
+void remove_partial_outputs(const std::string& log, pid_t pid) {
+  const std::string suffix = ".part-" + std::to_string(pid);
+  std::error_code ec;
+  const fs::path dir = fs::path(log).parent_path();
+  for (auto it = fs::recursive_directory_iterator(dir.empty() ? "." : dir, ec);
+       !ec && it != fs::recursive_directory_iterator(); it.increment(ec)) {
+    const std::string name = it->path().filename().string();
+    if (name.size() > suffix.size() &&
+        name.compare(name.size() - suffix.size(), suffix.size(), suffix) == 0)
+      fs::remove(it->path(), ec);
+  }
+}
+
+}  // namespace
 
 std::string self_exe() {
   std::error_code ec;
@@ -109,9 +157,11 @@ void run_children(std::size_t count, std::size_t jobs,
                   const std::function<void(std::size_t, const child_end&)>& finished,
                   double timeout_s) {
   const std::string exe = self_exe();
+  const stop_signals stop;
   struct running_child {
     std::size_t index;
     steady::time_point start;
+    std::string log;
     bool killed = false;
   };
   std::map<pid_t, running_child> running;
@@ -120,6 +170,18 @@ void run_children(std::size_t count, std::size_t jobs,
     return std::chrono::duration<double>(steady::now() - t).count();
   };
   while (next < count || !running.empty()) {
+    if (g_stop_signal != 0) {
+      // Pass the signal on, wait for every child and leave no half file.
+      const int sig = g_stop_signal;
+      for (const auto& [p, c] : running) ::kill(p, sig);
+      for (const auto& [p, c] : running) {
+        int st = 0;
+        while (::waitpid(p, &st, 0) < 0 && errno == EINTR) {
+        }
+        remove_partial_outputs(c.log, p);
+      }
+      throw interrupted(sig, running.size(), next - running.size());
+    }
     while (running.size() < jobs && next < count) {
       const std::size_t i = next++;
       const child_job job = prepare(i);
@@ -129,7 +191,7 @@ void run_children(std::size_t count, std::size_t jobs,
       if (pid < 0)
         finished(i, end);
       else
-        running[pid] = {i, start};
+        running[pid] = {i, start, job.log};
     }
     if (running.empty()) continue;
     int status = 0;

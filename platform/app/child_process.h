@@ -6,6 +6,9 @@
 
 #include <sys/types.h>
 
+#include <csignal>
+#include <stdexcept>
+
 #include <cstddef>
 #include <functional>
 #include <string>
@@ -45,11 +48,27 @@ struct child_end {
   int exit_code() const;  // -1 unless the child exited
 };
 
+// SIGINT or SIGTERM reached run_children: it passed the signal on to the
+// running children, waited for them and removed their unfinished outputs.
+class interrupted : public std::runtime_error {
+ public:
+  interrupted(int sig, std::size_t stopped, std::size_t started_before)
+      : std::runtime_error(std::string(sig == SIGINT ? "SIGINT" : "SIGTERM") + " received: " +
+                           std::to_string(stopped) + " running child" +
+                           (stopped == 1 ? "" : "ren") +
+                           " stopped, their unfinished outputs removed; " +
+                           std::to_string(started_before) +
+                           " finished before (run again to redo the rest)"),
+        signal(sig) {}
+  int signal;
+};
+
 // Runs `count` children of this executable, at most `jobs` at once,
 // started in index order. prepare(i) gives child i's arguments and log just
 // before it starts; finished(i, end) is called as each one ends, in the
 // order they end. timeout_s > 0: a child still running after that many
-// seconds is killed (SIGKILL) and reported as timed out.
+// seconds is killed (SIGKILL) and reported as timed out. SIGINT or SIGTERM
+// stops the run: throws `interrupted` once the children are gone.
 void run_children(std::size_t count, std::size_t jobs,
                   const std::function<child_job(std::size_t)>& prepare,
                   const std::function<void(std::size_t, const child_end&)>& finished,

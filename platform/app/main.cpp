@@ -14,6 +14,7 @@
 #include "infra/io/output_file.h"
 #include "models/npu/isa/instruction.h"
 #include "models/npu/isa/memh_reader.h"
+#include "platform/app/child_process.h"
 #include "platform/app/cli_options.h"
 #include "platform/app/ddr_bench_command.h"
 #include "platform/app/decode_table_command.h"
@@ -194,6 +195,9 @@ int sc_main(int argc, char** argv) {
                                           sc_core::SC_DO_NOTHING);
   try {
     return run(argc, argv);
+  } catch (const pccx::app::interrupted& e) {
+    std::cerr << "pccx-vp: " << e.what() << '\n';
+    return 128 + e.signal;
   } catch (const pccx::app::cli_error& e) {
     std::cerr << "pccx-vp: " << e.what() << "\n(see pccx-vp --help)\n";
     return kExitBadInput;

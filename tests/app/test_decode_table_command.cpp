@@ -237,5 +237,22 @@ TEST_F(DecodeTable, KeepOutputsGivesEachCellItsFolder) {
   EXPECT_TRUE(contains(elsewhere.err, "--keep-outputs is for decode-table and sweep")) << elsewhere.err;
 }
 
+// SIGTERM to a table: the running cells get it too, are waited for and
+// leave no half-written file; the table is not written; exit code 143.
+TEST_F(DecodeTable, SigtermStopsTheCellsAndLeavesNoHalfFiles) {
+  const std::string timeout = find_in_path("timeout");
+  if (timeout.empty()) GTEST_SKIP() << "no timeout(1)";
+  const auto r = run({timeout, "--preserve-status", "-s", "TERM", "2", vp_exe(), "decode-table",
+                      "--sweep", source("configs/sweeps/decode-table.json"), "--out", "t",
+                      "--jobs", "2", "--keep-outputs"},
+                     std::chrono::seconds(60));
+  EXPECT_EQ(r.exit_code, 143) << describe(r);
+  EXPECT_TRUE(contains(r.err, "SIGTERM received: ")) << r.err;
+  EXPECT_TRUE(contains(r.err, "stopped, their unfinished outputs removed")) << r.err;
+  EXPECT_FALSE(fs::exists(path("t/decode_table.csv")));
+  for (const auto& e : fs::recursive_directory_iterator(path("t")))
+    EXPECT_FALSE(contains(e.path().filename().string(), ".part-")) << e.path();
+}
+
 }  // namespace
 }  // namespace e2e
