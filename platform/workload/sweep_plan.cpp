@@ -1,6 +1,8 @@
 #include "platform/workload/sweep_plan.h"
 
 #include <cstdio>
+#include <iomanip>
+#include <sstream>
 
 #include "infra/config/layered_json.h"
 #include "platform/workload/json_input.h"
@@ -232,10 +234,18 @@ void check_axes(const std::vector<sweep_axis>& axes, const config::config_layers
                           ")");
         }
   }
-  if (points > static_cast<double>(max_points))
+  if (points > static_cast<double>(max_points)) {
+    // Past 2^53 a double holds no exact count, past 2^64 no integer type
+    // does: the product is said as a power of ten, never as a wrapped number.
+    std::ostringstream count;
+    if (points < 9.0e15)
+      count << static_cast<uint64_t>(points);
+    else
+      count << "about " << std::setprecision(3) << points;
     diag.report(axes.empty() ? "--sweep" : axes.front().source, "",
-                "the axes make " + std::to_string(static_cast<uint64_t>(points)) +
-                    " points, more than the " + std::to_string(max_points) + " a sweep may have");
+                "the axes make " + count.str() + " points, more than the " +
+                    std::to_string(max_points) + " a sweep may have");
+  }
   diag.throw_if_any();
 
   // One value at a time against the configuration: the same message for

@@ -199,5 +199,24 @@ TEST_F(Sweep, KeepOutputsGivesEachPointItsTrace) {
   EXPECT_FALSE(fs::exists(path("ddr.jsonl")));
 }
 
+// A product of axes past any integer type is said as such, not wrapped.
+TEST_F(Sweep, AHugeNumberOfPointsIsSaidNotWrapped) {
+  std::vector<std::string> args = {"sweep"};
+  const char* keys[] = {"npu.cmd_fifo_depth", "npu.gemv_cores", "dma.status_depth",
+                        "clocks.core_mhz", "clocks.axi_mhz", "cpu.mmio_read_ns",
+                        "cpu.mmio_write_ns", "ddr.data_rate_mtps", "simulation.quantum_ns",
+                        "npu.decode_cycles", "npu.issue_cycles", "cpu.stack_kib"};
+  for (const char* key : keys) {
+    std::string values;
+    for (int v = 1; v <= 60; ++v) values += (v > 1 ? "," : "") + std::to_string(v);
+    args.insert(args.end(), {"--sweep", std::string(key) + "=" + values});
+  }
+  args.insert(args.end(), {"--out", "s", "--", "decode", "--model",
+                           source("configs/models/tiny.json")});
+  const auto r = vp(args);
+  EXPECT_EQ(r.exit_code, 2) << describe(r);
+  EXPECT_TRUE(contains(r.err, "the axes make about 2.18e+21 points, more than the 1000000")) << r.err;
+}
+
 }  // namespace
 }  // namespace e2e
