@@ -47,8 +47,7 @@ void write_decode_json(const std::string& path, const nlohmann::json& doc) {
 // The decode (docs/models/decode.md) of a model file: prints the report and,
 // with --json FILE, writes it (also when the decode fails, with the reason,
 // so a table of many runs can tell a plan that does not fit from a fault).
-int run_decode_command(const pccx::config::platform_config& cfg,
-                       const pccx::app::cli_options& opts) {
+pccx::workload::decode_options decode_options_of(const pccx::app::cli_options& opts) {
   pccx::workload::decode_options o;
   o.context = opts.context;
   o.tokens = opts.decode_tokens;
@@ -57,6 +56,25 @@ int run_decode_command(const pccx::config::platform_config& cfg,
   o.per_layer = opts.per_layer;
   o.reference_seed = opts.reference_seed;
   if (opts.firmware_given) o.firmware_elf = opts.firmware;
+  return o;
+}
+
+// What the decode's planning throws, as the command reports it: a plan
+// that does not fit and a bad option are bad input.
+template <class Step>
+void as_decode_input(Step&& step) {
+  try {
+    step();
+  } catch (const pccx::llm::ddr_plan_error& e) {
+    throw pccx::vp::input_error(e.what());
+  } catch (const std::invalid_argument& e) {
+    throw pccx::vp::input_error(e.what());
+  }
+}
+
+int run_decode_command(const pccx::config::platform_config& cfg,
+                       const pccx::app::cli_options& opts) {
+  const pccx::workload::decode_options o = decode_options_of(opts);
   auto document = [&](const pccx::workload::decode_report* rep, const std::string& status,
                       const std::string& error) {
     if (!opts.json_file.empty())
@@ -78,6 +96,9 @@ int run_decode_command(const pccx::config::platform_config& cfg,
     document(nullptr, "bad_input", e.what());
     throw pccx::vp::input_error(e.what());
   } catch (const pccx::config::config_error& e) {
+    document(nullptr, "bad_input", e.what());
+    throw;
+  } catch (const pccx::vp::input_error& e) {
     document(nullptr, "bad_input", e.what());
     throw;
   } catch (const std::exception& e) {
@@ -142,7 +163,10 @@ int run(int argc, char** argv) {
     if (opts.cmd == cli_options::command::disasm) (void)pccx::isa::read_memh(opts.disasm_file);
     if (opts.cmd == cli_options::command::replay) (void)pccx::app::load_replay_input(cfg, opts);
     if (opts.cmd == cli_options::command::ddr_bench) (void)pccx::app::ddr_bench_input(opts);
-    if (opts.cmd == cli_options::command::decode) (void)pccx::llm::load_model(opts.model);
+    if (opts.cmd == cli_options::command::decode) {
+      const pccx::llm::model_config m = pccx::llm::load_model(opts.model);
+      as_decode_input([&] { pccx::workload::check_decode(cfg, m, decode_options_of(opts)); });
+    }
     if (opts.cmd == cli_options::command::decode_table) pccx::app::check_decode_table_sweep(opts);
     if (opts.cmd == cli_options::command::sweep && !opts.sweep_file.empty()) try {
         (void)pccx::workload::load_sweep_file(opts.sweep_file);

@@ -4,6 +4,8 @@
 #include <cstring>
 
 #include "pccx_gemma_decode.h"
+#include "pccx_gemma_decode_limits.h"
+#include "platform/vp/top/simulation.h"
 #include "platform/workload/llm/model_shapes.h"
 
 namespace pccx::workload {
@@ -74,6 +76,18 @@ std::vector<std::pair<std::string, uint64_t>> l2_layout_parts(const gd_l2_shape&
       {"LM-head tiles (" + grouped(a.tiles) + " tiles x " + grouped(a.tile_stride) + ")",
        a.end - a.logits},
   };
+}
+
+void check_block_limits(const std::vector<uint8_t>& block) {
+  const auto h = get<gd_block_header>(block, 0);
+  const gd_limit_problem p = gd_header_limits(&h);
+  if (!p.field) return;
+  throw vp::input_error(
+      std::string("the decode program cannot run this model: ") + p.field + " must be " +
+      p.rule + " (layers " + llm::grouped(h.layers) + ", hidden " + llm::grouped(h.hidden) +
+      ", heads " + llm::grouped(h.heads) + ", kv_heads " + llm::grouped(h.kv_heads) +
+      ", head_dim " + llm::grouped(h.head_dim) + ", vocab " + llm::grouped(h.vocab) +
+      ", tokens " + llm::grouped(h.tokens) + "; pccx_gemma_decode_limits.h)");
 }
 
 void check_l2_fit(const std::vector<uint8_t>& block, uint32_t l2_words) {

@@ -27,5 +27,9 @@ std::vector<std::pair<std::string, uint64_t>> l2_layout_parts(const gd_l2_shape&
 // Throws l2_fit_error, with the arithmetic, unless the layout fits
 // `l2_words` and every attention span fits a 16-bit shape extent.
 void check_l2_fit(const std::vector<uint8_t>& block, uint32_t l2_words);
+// The block's header against the decode program's limits (one source:
+// pccx_gemma_decode_limits.h); throws vp::input_error naming the field, its
+// limit and the model's dimensions.
+void check_block_limits(const std::vector<uint8_t>& block);
 
 }  // namespace pccx::workload

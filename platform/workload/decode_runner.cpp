@@ -489,6 +489,7 @@ block_addresses place_in_scratch(const llm::model_config& m, const decode_plan& 
     at.weight_channels.push_back(static_cast<uint8_t>(ch));
   at.l2_words = p.cfg.npu.l2.words;
   const std::vector<uint8_t> first_block = decode_param_block(m, p.plan, p.o, at, p.kvf);
+  check_block_limits(first_block);
   check_l2_fit(first_block, p.cfg.npu.l2.words);
   const uint64_t block_bytes = first_block.size();
   uint64_t next = (act.base + block_bytes + 4095) & ~uint64_t{4095};
@@ -694,6 +695,11 @@ void collect_ddr_and_bound(decode_report& rep, const llm::model_config& m, const
 }
 
 }  // namespace
+
+void check_decode(const config::platform_config& cfg, const llm::model_config& m,
+                  const decode_options& o) {
+  (void)place_in_scratch(m, plan_decode(cfg, m, o));
+}
 
 decode_report run_decode(const config::platform_config& base, const llm::model_config& m,
                          const decode_options& opt) {

@@ -101,6 +101,12 @@ std::vector<uint8_t> decode_param_block(const llm::model_config& m, const llm::d
                                         const decode_options& o, const block_addresses& at,
                                         const llm::kv_formats& kvf);
 
+// Everything run_decode checks before it simulates (the DDR plan, the
+// decode program's limits, the L2 layout), without simulating: throws as
+// run_decode would (--validate-only).
+void check_decode(const config::platform_config& cfg, const llm::model_config& m,
+                  const decode_options& o);
+
 // Runs the decode on a platform (simulation.mode is the caller's; timing
 // mode writes no weight bytes, only the block). One per process.
 decode_report run_decode(const config::platform_config& cfg, const llm::model_config& m,

@@ -244,6 +244,21 @@ TEST_F(ValidateOnly, RefusesEveryOtherBadFileAsTheRunDoes) {
   }
 }
 
+// A model the decode program cannot run is refused by the host, with the
+// program's own limit, by the run and by --validate-only alike.
+TEST_F(ValidateOnly, AModelOutsideTheDecodeLimitsIsRefusedBeforeRunning) {
+  const std::string model =
+      std::string(PCCX_SOURCE_DIR) + "/tests/corpus/configs/decode_head_dim_24.json";
+  const auto check = vp({"decode", "--model", model, "--context", "16", "--validate-only"});
+  const auto run = vp({"decode", "--model", model, "--context", "16"});
+  EXPECT_EQ(check.exit_code, 2) << describe(check);
+  EXPECT_EQ(run.exit_code, 2) << describe(run);
+  EXPECT_EQ(check.err, run.err);
+  EXPECT_TRUE(contains(run.err, "the decode program cannot run this model: head_dim must be a "
+                                "multiple of 16"))
+      << run.err;
+}
+
 TEST_F(ValidateOnly, AcceptsAGoodModelFile) {
   const auto r = vp({"decode", "--model", std::string(PCCX_SOURCE_DIR) + "/configs/models/tiny.json",
                      "--validate-only"});

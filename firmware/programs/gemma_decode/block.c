@@ -79,25 +79,20 @@ static void read_header(const gd_block_header* h) {
   for (uint32_t f = 0; f < GD_MAX_WEIGHT_STREAMS; ++f) gd_m.wch[f] = h->weight_channels[f];
 }
 
-/* Dimensions, weight streams, AltUp, per-layer input and LAuReL fields and
- * flags within what the program handles. */
-static int check_header(void) {
-  const uint32_t hd = gd_m.head_dim, S = gd_m.streams;
-  if (gd_m.layers == 0u || gd_m.layers > GD_MAX_LAYERS || gd_m.kv_heads == 0u ||
-      gd_m.heads % gd_m.kv_heads != 0u || hd % 16u != 0u || hd > GD_MAX_HEAD_DIM ||
-      gd_m.hidden % 8u != 0u || gd_m.hidden == 0u || gd_m.hidden > CVO_MAX ||
-      gd_m.heads * hd > ROPE_TABLE_MAX || gd_m.lm_tile == 0u || gd_m.lm_tile % 8u != 0u ||
-      gd_m.lm_tile > CVO_MAX || gd_m.rings == 0u || gd_m.rings > GD_MAX_RINGS ||
-      gd_m.tokens > GD_MAX_TOKENS || gd_m.vocab == 0u || gd_m.wf == 0u ||
-      gd_m.wf > GD_MAX_WEIGHT_STREAMS || gd_m.lm_tile % gd_m.wf != 0u)
-    return bad_block("dimensions");
-  for (uint32_t f = 0; f < gd_m.wf; ++f)
-    if (gd_m.wch[f] >= PCCX_DMA_CHANNELS) return bad_block("weight stream channels");
-  if (S == 0u || S > GD_MAX_STREAMS || gd_m.active >= S || gd_m.ple_dim % 8u != 0u ||
-      gd_m.ple_dim > CVO_MAX || gd_m.layers * gd_m.ple_dim > SHAPE_MAX || gd_m.laurel > SHAPE_MAX ||
-      gd_m.table_format > 2u || gd_m.table_row_bytes > GD_ROW_BYTES ||
-      gd_m.lm.record_bytes > GD_ROW_BYTES || (gd_m.ple_dim != 0u && gd_m.ple_vocab == 0u))
-    return bad_block("AltUp, per-layer input or LAuReL fields");
+/* Dimensions, weight streams, AltUp, per-layer input and LAuReL fields
+ * (the limits the host checks too: pccx_gemma_decode_limits.h) and flags
+ * within what the program handles. */
+static int check_header(const gd_block_header* h) {
+  const uint32_t hd = gd_m.head_dim;
+  const gd_limit_problem p = gd_header_limits(h);
+  if (p.field) {
+    pccx_line l;
+    gd_line_start(&l, "bad parameter block: ");
+    pccx_line_str(&l, p.field);
+    pccx_line_str(&l, " must be ");
+    pccx_line_str(&l, p.rule);
+    return gd_fail(&l, GD_EXIT_BAD_BLOCK);
+  }
   if ((gd_m.flags &
        ~(GD_F_QK_NORM | GD_F_V_NORM | GD_F_ROTATED_K | GD_F_ROTATED_V | GD_F_PART_STARTS)) != 0u ||
       ((gd_m.flags & (GD_F_ROTATED_K | GD_F_ROTATED_V)) && gd_m.rotation.rows != hd))
@@ -173,7 +168,7 @@ int gd_parse_block(const uint8_t* b, uint32_t bytes) {
   copy_in(&h, b, sizeof h);
   if (h.magic != GD_MAGIC || h.bytes != bytes) return bad_block("magic or size");
   read_header(&h);
-  if (check_header() != 0 || check_sections(&h, bytes) != 0 || read_sections(b, &h) != 0 ||
+  if (check_header(&h) != 0 || check_sections(&h, bytes) != 0 || read_sections(b, &h) != 0 ||
       read_rings(&h) != 0)
     return -1;
   return read_layers(b, h.layers_offset);

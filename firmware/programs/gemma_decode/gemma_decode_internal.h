@@ -22,6 +22,7 @@
 #include "pccx_gemma_decode.h"
 #include "pccx_gemma_decode_l2.h"
 #include "pccx_host_mem.h"
+#include "pccx_gemma_decode_limits.h"
 #include "pccx_isa.h"
 #include "pccx_kv.h"
 #include "pccx_ops.h"
@@ -30,8 +31,8 @@
 #include "uCA_v1_api.h"
 
 #define CVO_MAX GD_L2_CVO_MAX
-#define SHAPE_MAX 65535u
-#define ROPE_TABLE_MAX 8192u /* heads x head_dim of one RoPE table */
+#define SHAPE_MAX GD_SHAPE_MAX
+#define ROPE_TABLE_MAX GD_ROPE_TABLE_MAX
 
 /* fmap_shape slots */
 #define F_D 1u
@@ -97,8 +98,6 @@
 #define S_PLE 16384u   /* layers x P BF16 */
 #define S_ROPE 147456u /* 8 tables of heads x head_dim BF16 */
 
-/* The CPU's row buffer: the largest embedding or per-layer row staged. */
-#define GD_ROW_BYTES 140000u
 
 /* The header's fields as the program uses them; matrices and layer records
  * are kept as the block has them (gd_block_matrix, gd_block_layer). */
