@@ -2,7 +2,10 @@
 # Runs the libFuzzer harnesses (docs/development/fuzzing.md).
 #   scripts/fuzz.sh [SECONDS] [HARNESS...]
 # SECONDS per harness (default 60); HARNESS among memh_reader, config_loader,
-# instruction_words, dma_descriptors (default: all). Builds with clang in
+# instruction_words, dma_descriptors and boundary_property (default: all).
+# boundary_property is the property test of the host's checks
+# (tests/app/test_boundary_property.cpp), run from the regular build in
+# ${PCCX_BUILD_DIR:-build} (built by scripts/build.sh test). The others build with clang in
 # ${PCCX_FUZZ_BUILD_DIR:-build-fuzz}. Each harness works on a scratch copy of
 # its seeds (tests/fuzz/seeds/<harness>), so the repository's corpus never
 # grows by itself. A crash, timeout, leak or out-of-memory input is copied to
@@ -16,7 +19,7 @@ build="${PCCX_FUZZ_BUILD_DIR:-$root/build-fuzz}"
 jobs="${PCCX_FUZZ_JOBS:-$(nproc 2>/dev/null || echo 2)}"
 per_input="${PCCX_FUZZ_TIMEOUT:-20}"
 rss_mb="${PCCX_FUZZ_RSS_MB:-2048}"
-all=(memh_reader config_loader instruction_words dma_descriptors)
+all=(memh_reader config_loader instruction_words dma_descriptors boundary_property)
 
 seconds="${1:-60}"
 [ $# -gt 0 ] && shift
@@ -49,8 +52,13 @@ cmake -S "$root" -B "$build" -DCMAKE_BUILD_TYPE=RelWithDebInfo \
   -DCMAKE_C_COMPILER=clang -DCMAKE_CXX_COMPILER=clang++ -DPCCX_FUZZ=ON -DPCCX_WERROR=OFF \
   -DPCCX_BUILD_BENCH=OFF -DPCCX_TEST_SUITES= "${launcher[@]}" >/dev/null
 targets=()
-for h in "${harnesses[@]}"; do targets+=(--target "fuzz_$h"); done
-cmake --build "$build" -j "$jobs" "${targets[@]}"
+libfuzzer=()
+for h in "${harnesses[@]}"; do
+  [ "$h" = boundary_property ] && continue
+  targets+=(--target "fuzz_$h")
+  libfuzzer+=("$h")
+done
+[ ${#targets[@]} -gt 0 ] && cmake --build "$build" -j "$jobs" "${targets[@]}"
 
 # SystemC runs every SC_THREAD on its own coroutine stack and switches
 # stacks without telling ASan. Fake stacks for use-after-return do not
@@ -66,7 +74,7 @@ scratch=$(mktemp -d)
 trap 'rm -rf "$scratch"' EXIT
 rows=()
 failed=()
-for h in "${harnesses[@]}"; do
+for h in "${libfuzzer[@]}"; do
   work="$scratch/$h"
   mkdir -p "$work/corpus" "$work/artifacts"
   cp "$root/tests/fuzz/seeds/$h/"* "$work/corpus/"
@@ -112,6 +120,25 @@ for h in "${harnesses[@]}"; do
   fi
   rows+=("$(printf '%-18s %8s %12s %9s  %s' "$h" "$seconds" "${execs:-?}" "${rate:-?}" "$result")")
 done
+
+# The property test: every generated model and setting is refused (exit 2)
+# or decodes (exit 0); its own line gives cases, rate and distinct refusals.
+if [[ " ${harnesses[*]} " == *" boundary_property "* ]]; then
+  regular="${PCCX_BUILD_DIR:-$root/build}"
+  echo "fuzz.sh: boundary_property for ${seconds}s"
+  rc=0
+  out=$(PCCX_PROPERTY_SECONDS="$seconds" "$regular/tests/app/e2e_tests" \
+          --gtest_filter='BoundaryProperty.*' 2>&1) || rc=$?
+  echo "$out" | grep -E '^boundary property:|^  refusal:' || true
+  line=$(echo "$out" | sed -n 's/^boundary property: \([0-9]*\) cases in .*(\([0-9.]*\) per second).*/\1 \2/p')
+  result=ok
+  if [ "$rc" -ne 0 ]; then
+    result=failed
+    failed+=("boundary_property (see its reproducer above)")
+    echo "$out" | tail -n 40 >&2
+  fi
+  rows+=("$(printf '%-18s %8s %12s %9s  %s' boundary_property "$seconds" "${line%% *}" "${line##* }" "$result")")
+fi
 
 printf '\n%-18s %8s %12s %9s  %s\n' harness seconds executions exec/s result
 for r in "${rows[@]}"; do echo "$r"; done

@@ -47,7 +47,8 @@ static inline gd_limit_problem gd_header_limits(const gd_block_header* h) {
     return gd_limit("lm_tile", "a positive multiple of 8, at most 2,048");
   if (h->rings == 0u || h->rings > GD_MAX_RINGS) return gd_limit("rings", "1 or 2");
   if (h->tokens > GD_MAX_TOKENS) return gd_limit("tokens", "at most 4,096");
-  if (h->vocab == 0u) return gd_limit("vocab", "at least 1");
+  if (h->vocab == 0u || h->vocab % 8u != 0u)
+    return gd_limit("vocab", "a positive multiple of 8 (the logits leave in 16-byte DMA beats)");
   if (h->weight_streams == 0u || h->weight_streams > GD_MAX_WEIGHT_STREAMS)
     return gd_limit("weight streams (npu.gemv.weight_fifos)", "1 to 4");
   if (h->lm_tile % h->weight_streams != 0u)
