@@ -60,16 +60,47 @@ std::vector<std::string> key_positions(const std::string& text) {
   return out;
 }
 
+// The keys of each open object while a document is parsed, to find the
+// first key given twice in one object (nlohmann keeps the last of the two).
+struct key_tracker {
+  std::vector<std::map<std::string, std::size_t>> open;  // key -> its index among all keys
+  std::size_t next = 0;
+  std::string key;                  // the first repeated key, "" when none
+  std::size_t first = 0, again = 0;  // the indexes of its two places
+
+  void event(nlohmann::json::parse_event_t ev, const nlohmann::json& value) {
+    using e = nlohmann::json::parse_event_t;
+    if (ev == e::object_start) {
+      open.emplace_back();
+    } else if (ev == e::object_end && !open.empty()) {
+      open.pop_back();
+    } else if (ev == e::key && !open.empty()) {
+      const auto [it, fresh] = open.back().emplace(value.get<std::string>(), next);
+      if (!fresh && key.empty()) {
+        key = it->first;
+        first = it->second;
+        again = next;
+      }
+      ++next;
+    }
+  }
+};
+
 // Parses text; values nested deeper than kMaxDepth are dropped (the parser
-// itself does not recurse) and too_deep is set.
-nlohmann::json parse_bounded(const std::string& text, bool allow_exceptions, bool& too_deep) {
+// itself does not recurse) and too_deep is set. `keys`, when given, sees
+// every object and key on the way.
+nlohmann::json parse_bounded(const std::string& text, bool allow_exceptions, bool& too_deep,
+                             key_tracker* keys = nullptr) {
   too_deep = false;
   return nlohmann::json::parse(
       text,
-      [&too_deep](int depth, nlohmann::json::parse_event_t, nlohmann::json&) {
-        if (depth <= kMaxDepth) return true;
-        too_deep = true;
-        return false;
+      [&too_deep, keys](int depth, nlohmann::json::parse_event_t ev, nlohmann::json& value) {
+        if (depth > kMaxDepth) {
+          too_deep = true;
+          return false;
+        }
+        if (keys) keys->event(ev, value);
+        return true;
       },
       allow_exceptions);
 }
@@ -259,38 +290,6 @@ diagnostics::locator layered_json::locator() const {
   return [this](const std::string& pointer) { return blame_of(pointer); };
 }
 
-// The first key given twice in one object, as "KEY" at L:C and L:C, or ""
-// when every key is unique.
-std::string first_duplicate_key(const std::string& text) {
-  std::vector<std::map<std::string, std::size_t>> open;  // key -> its index among all keys
-  std::size_t key_index = 0;
-  std::string found;
-  const auto positions = key_positions(text);
-  auto at = [&](std::size_t k) { return k < positions.size() ? positions[k] : std::string("?"); };
-  // Only the key events matter: everything else is discarded as it comes.
-  const nlohmann::json skeleton = nlohmann::json::parse(
-      text,
-      [&](int depth, nlohmann::json::parse_event_t ev, nlohmann::json& value) {
-        if (depth > kMaxDepth || !found.empty()) return false;
-        using event = nlohmann::json::parse_event_t;
-        if (ev == event::object_start) {
-          open.emplace_back();
-        } else if (ev == event::object_end && !open.empty()) {
-          open.pop_back();
-        } else if (ev == event::key && !open.empty()) {
-          const std::string key = value.get<std::string>();
-          const auto [it, fresh] = open.back().emplace(key, key_index);
-          if (!fresh)
-            found = "\"" + key + "\" at " + at(it->second) + " and " + at(key_index);
-          ++key_index;
-        }
-        return ev != event::value;
-      },
-      false);
-  (void)skeleton;
-  return found;
-}
-
 std::optional<nlohmann::json> read_json_file(const std::string& path, diagnostics& diag) {
   std::error_code ec;
   if (std::filesystem::is_directory(path, ec)) {
@@ -343,15 +342,20 @@ std::optional<nlohmann::json> read_json_file(const std::string& path, diagnostic
 
   try {
     bool too_deep = false;
-    nlohmann::json doc = parse_bounded(text, /*allow_exceptions=*/true, too_deep);
+    key_tracker keys;
+    nlohmann::json doc = parse_bounded(text, /*allow_exceptions=*/true, too_deep, &keys);
     if (too_deep) {
       diag.report(path, "", too_deep_message());
       return std::nullopt;
     }
     // nlohmann keeps the last of two equal keys; a file that says two
     // things of one key is a mistake.
-    if (const std::string dup = first_duplicate_key(text); !dup.empty()) {
-      diag.report(path, "", "key " + dup + ": a key may appear once in an object");
+    if (!keys.key.empty()) {
+      const auto positions = key_positions(text);
+      auto at = [&](std::size_t k) { return k < positions.size() ? positions[k] : std::string("?"); };
+      diag.report(path, "",
+                  "key \"" + keys.key + "\" at " + at(keys.first) + " and " + at(keys.again) +
+                      ": a key may appear once in an object");
       return std::nullopt;
     }
     return doc;

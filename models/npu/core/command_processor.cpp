@@ -285,16 +285,13 @@ uint32_t command_processor::resolve(dispatched_instruction& d, std::string& deta
   }
 
   if (auto* mm = std::get_if<isa::matmul_instr>(&d.ins.body)) {
-    // The platform's reading first; the upstream ones only where it fails.
+    // The platform's reading first; the upstream ones only where it fails
+    // (the slot that stays unwritten is named below).
     const auto read = [this](uint8_t bank, uint8_t index) { return cache_.read(bank, index); };
-    const auto up = params_.strict ? std::nullopt
-                    : cache_.read(1, mm->shape_ptr) && cache_.read(0, mm->size_ptr)
-                        ? std::nullopt
-                        : upstream_extents(d.ins.op, *mm, read);
-    if (up) {
-      d.shape = up->shape;
-      d.size = up->size;
-      upstream = up->upstream;
+    if (const auto e = resolve_extents(d.ins.op, *mm, read, params_.strict)) {
+      d.shape = e->shape;
+      d.size = e->size;
+      upstream = e->upstream;
     } else {
       if (!slot(1, mm->shape_ptr, "shape_ptr", d.shape)) return PCCX_ERR_UNWRITTEN_SLOT;
       if (!slot(0, mm->size_ptr, "size_ptr", d.size)) return PCCX_ERR_UNWRITTEN_SLOT;

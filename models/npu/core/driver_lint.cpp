@@ -51,10 +51,12 @@ void driver_lint::report(lint_code code, uint64_t seq, uint64_t word, const std:
   const auto k = static_cast<size_t>(code);
   ++counts_[k];
   ++total_;
+  // A warning repeated per token is only counted: no text is made for it.
+  const bool logged = counts_[k] <= kLoggedPerCode && log_.enabled(log::level::warning);
+  if (!logged && !warnings.connected()) return;
   lint_warning w{code, cause, seq, word, isa::disassemble(word, limits_),
                  sc_core::sc_time_stamp()};
-  if (counts_[k] <= kLoggedPerCode)
-    PCCX_LOG(log_, warning, w.text());
+  if (logged) log_.write(log::level::warning, w.text());
   if (counts_[k] == kLoggedPerCode)
     PCCX_LOG(log_, warning, "further " << lint_code_name(code)
                                        << " warnings are counted, not shown");
