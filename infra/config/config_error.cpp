@@ -1,5 +1,7 @@
 #include "infra/config/config_error.h"
 
+#include "infra/text/quote.h"
+
 namespace pccx::config {
 
 namespace {
@@ -35,7 +37,7 @@ std::string append_pointer(const std::string& base, const std::string& token) {
 void diagnostics::report(const std::string& source, const std::string& pointer,
                          const std::string& what) {
   std::string line = source + ": ";
-  if (!pointer.empty()) line += pointer + ": ";
+  if (!pointer.empty()) line += text::escaped(pointer, 200) + ": ";  // keys are input too
   messages_.push_back(line + what);
 }
 

@@ -78,4 +78,9 @@ std::vector<key_info> describe_keys_as() {
 // Markdown table of key_info rows (the reference in docs/reference/configuration.md).
 std::string key_table_markdown(const std::vector<key_info>& keys);
 
+// Numeric keys (numbers and arrays of numbers) that lack a lower or an upper
+// bound or the reason for them, as "POINTER: what is missing" lines; the
+// schema's own check that every range means something.
+std::vector<std::string> unexplained_ranges(const std::vector<key_info>& keys);
+
 }  // namespace pccx::config

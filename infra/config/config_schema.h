@@ -5,11 +5,12 @@
 //   struct clocks_config {
 //     double core_mhz = 400.0;
 //     template <class V> void visit(V& v) {
-//       v.field("core_mhz", core_mhz, "NPU core clock", range(1.0, 2000.0));
+//       v.field("core_mhz", core_mhz, "NPU core clock",
+//               range(1.0, 2000.0, "above 0 for a finite period; 2 GHz is a modelling cap"));
 //     }
 //   };
 //
-// The trailing options (range, at_least, hex, address, one_of, items) are
+// The trailing options (range, hex, address, one_of, items) are
 // plain tag values; every visitor turns them into a field_spec for the
 // field's type, so a wrong option on a field type fails to compile.
 // A struct may also define `void validate(validator&) const` for checks
@@ -38,6 +39,7 @@ struct key_info {
   std::string type;           // "uint32", "number", "string", "object", ...
   std::string default_value;  // compact JSON; empty for objects
   std::string constraint;     // "[1, 1024]", "one of: ...", ...
+  std::string range_reason;   // why a numeric key's bounds are what they are
   std::string doc;
 };
 
@@ -46,10 +48,7 @@ struct key_info {
 template <class T>
 struct range_opt {
   T lo, hi;
-};
-template <class T>
-struct at_least_opt {
-  T lo;
+  const char* why;  // what the model needs from a value in range
 };
 struct hex_opt {
   bool dump_hex;  // false: accept "0x..." on input only
@@ -61,14 +60,13 @@ struct items_opt {
   std::size_t min, max;
 };
 
-// Inclusive numeric bounds; converted to the field's type.
+// Inclusive numeric bounds, converted to the field's type, and the reason
+// for them: the key reference and the out-of-range error both give it.
+// Every numeric field states both bounds and why; there is no form without
+// a reason.
 template <class T>
-range_opt<T> range(T lo, T hi) {
-  return {lo, hi};
-}
-template <class T>
-at_least_opt<T> at_least(T lo) {
-  return {lo};
+range_opt<T> range(T lo, T hi, const char* why) {
+  return {lo, hi, why};
 }
 // Unsigned field that also accepts "0x..." strings; dumped as a number.
 inline hex_opt hex() {
@@ -189,6 +187,7 @@ struct has_validate<
 template <class Leaf>
 struct field_spec {
   std::optional<Leaf> lo, hi;  // numeric leaves only
+  std::string range_reason;    // why lo and hi are what they are
   bool hex_in = false;         // unsigned leaves only
   bool hex_out = false;
   std::vector<std::string> choices;  // string leaves only
@@ -202,11 +201,7 @@ void apply_option(field_spec<L>& s, const range_opt<U>& r) {
   static_assert(is_number_field_v<L>, "range() applies to numeric fields");
   s.lo = static_cast<L>(r.lo);
   s.hi = static_cast<L>(r.hi);
-}
-template <class T, class L, class U>
-void apply_option(field_spec<L>& s, const at_least_opt<U>& r) {
-  static_assert(is_number_field_v<L>, "at_least() applies to numeric fields");
-  s.lo = static_cast<L>(r.lo);
+  if (r.why) s.range_reason = r.why;
 }
 template <class T, class L>
 void apply_option(field_spec<L>& s, const hex_opt& h) {

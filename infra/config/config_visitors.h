@@ -194,6 +194,11 @@ void decode(const nlohmann::json& j, T& out, const field_spec<leaf_t<T>>& s, con
   auto fail = [&](const std::string& expected) {
     diag.report(ptr, "expected " + expected + ", found " + detail::json_text(j));
   };
+  // A number outside its bounds also hears why the bounds are there.
+  auto fail_range = [&]() {
+    diag.report(ptr, "expected " + detail::expectation(s) + ", found " + detail::json_text(j) +
+                         (s.range_reason.empty() ? "" : " (" + s.range_reason + ")"));
+  };
   if constexpr (is_struct_field_v<T>) {
     decode_struct(j, out, ptr, diag);
   } else if constexpr (is_vector<T>::value) {
@@ -264,7 +269,7 @@ void decode(const nlohmann::json& j, T& out, const field_spec<leaf_t<T>>& s, con
     }
     T lo = s.lo.value_or(0);
     T hi = s.hi.value_or(std::numeric_limits<T>::max());
-    if (!ok || v < lo || v > hi) return fail(detail::expectation(s));
+    if (!ok || v < lo || v > hi) return fail_range();
     out = static_cast<T>(v);
   } else if constexpr (is_signed_field_v<T>) {
     std::int64_t v = 0;
@@ -279,12 +284,12 @@ void decode(const nlohmann::json& j, T& out, const field_spec<leaf_t<T>>& s, con
     }
     T lo = s.lo.value_or(std::numeric_limits<T>::min());
     T hi = s.hi.value_or(std::numeric_limits<T>::max());
-    if (!ok || v < lo || v > hi) return fail(detail::expectation(s));
+    if (!ok || v < lo || v > hi) return fail_range();
     out = static_cast<T>(v);
   } else if constexpr (std::is_floating_point_v<T>) {
     if (!j.is_number()) return fail(detail::expectation(s));
     T v = j.get<T>();
-    if ((s.lo && v < *s.lo) || (s.hi && v > *s.hi)) return fail(detail::expectation(s));
+    if ((s.lo && v < *s.lo) || (s.hi && v > *s.hi)) return fail_range();
     out = v;
   } else {
     static_assert(sizeof(T) == 0, "unsupported config field type");
@@ -351,6 +356,7 @@ class key_describer {
     if constexpr (!is_struct_field_v<T>)
       k.default_value = encode<nlohmann::ordered_json>(value, s).dump();  // declaration order
     k.constraint = detail::constraint_text<T>(s);
+    k.range_reason = s.range_reason;
     k.doc = doc;
     rows_.push_back(std::move(k));
     if constexpr (is_struct_field_v<T>) {

@@ -26,11 +26,16 @@ struct kv_format_config {
     v.field("group", group,
             "int8/int4: elements per stored BF16 scale (per token); 0 = no stored scale "
             "(static per-channel/per-head scales applied by the driver)",
-            range(0, 65535));
-    v.field("bits", bits, "rotated: bits per coordinate", range(2, 4));
+            range(0, 65535, "0 = static scales; a group divides head_dim, at most 65,535"));
+    v.field("bits", bits, "rotated: bits per coordinate",
+            range(2, 4, "the rotated formats use 2 to 4 bits; the Lloyd-Max codebook stops at 4"));
     v.field("residual_sketch", residual_sketch, "rotated: add a 1-bit sign sketch of the residual");
   }
 };
+
+// Shared by the append quantizer's and the dequantize stage's widths.
+constexpr const char* kKvWidthRange =
+    "at least 1 (clocks = ceil(head_dim / width)); 4,096 is a modelling cap, 16x head_dim 256";
 
 struct kv_datapath_config {
   bool gemv_formats = true;
@@ -46,17 +51,20 @@ struct kv_datapath_config {
     v.field("gemv_formats", gemv_formats,
             "Accept GEMV flags[2:0] = 1 (K rows) and 2 (V accumulate): KV records as the weight "
             "stream (platform extension)");
-    v.field("head_dim", head_dim, "Elements per K or V head-vector", range(1, 65535));
+    v.field("head_dim", head_dim, "Elements per K or V head-vector",
+            range(1, 65535, "at least one element; a GEMV's K or N shape field is 16 bits"));
     v.field("key", key, "Format of cached K vectors");
     v.field("value", value, "Format of cached V vectors");
     v.field("append_elements_per_cycle", append_elements_per_cycle,
-            "Append quantizer width: elements quantized per core clock", range(1, 4096));
+            "Append quantizer width: elements quantized per core clock",
+            range(1, 4096, kKvWidthRange));
     v.field("rotation_adds_per_cycle", rotation_adds_per_cycle,
             "Append quantizer: Walsh-Hadamard add/subtracts per core clock (rotated formats)",
-            range(1, 1048576));
+            range(1, 1048576,
+                  "at least 1; 2^20 adds do a 32,768-point rotation (491,520 adds) in one clock"));
     v.field("dequant_elements_per_cycle", dequant_elements_per_cycle,
             "Dequantize stage width in front of the GEMV cores, elements per core clock",
-            range(1, 4096));
+            range(1, 4096, kKvWidthRange));
   }
   void validate(validator& check) const;
 

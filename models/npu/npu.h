@@ -53,6 +53,8 @@ class npu : public sc_core::sc_module {
 
   command_processor& cmd() { return cmd_; }
   driver_lint& lint() { return lint_; }
+  // INSTR_HI writes that can never complete (npu_register_bank::hung_writes).
+  trace::analysis_port<std::string>& hung_writes() { return regs_.hung_writes; }
   const command_processor& cmd() const { return cmd_; }
   constant_cache& cache() { return cache_; }
   perf_counters& counters() { return counters_; }

@@ -39,8 +39,10 @@ struct constant_cache_config {
 
   template <class V>
   void visit(V& v) {
-    v.field("slots", slots, "Slots per bank", range(1, 64));
-    v.field("write_cycles", write_cycles, "Cycles to write one slot", range(0, 1000));
+    v.field("slots", slots, "Slots per bank",
+            range(1, 64, "at least one slot; MEMSET dest_addr and shape_ptr are 6 bits (64)"));
+    v.field("write_cycles", write_cycles, "Cycles to write one slot",
+            range(0, 1000, "0 = free writes (RTL: 1 clock); 1,000 is a modelling cap"));
     v.field("banks", banks,
             "Constant-cache banks; the first two must be fmap_shape and weight_shape, enabled",
             items(4));
@@ -57,9 +59,14 @@ struct memcpy_config {
     v.field("kv_append", kv_append, "Route from_device=1,to_device=1 (KV append) is available");
     v.field("chunk_words", chunk_words,
             "Words MEMCPY moves per pipeline step: finer traces versus simulation speed",
-            range(1, 65536));
+            range(1, 65536,
+                  "at least one word per step; 65,536 words (a 1 MiB buffer) is a modelling cap"));
   }
 };
+
+// Shared by the decoder and scheduler register stages.
+constexpr const char* kStageCyclesRange =
+    "0 = no register stage (RTL: 1 clock each); 1,000 is a modelling cap";
 
 struct npu_config {
   std::uint32_t cmd_fifo_depth = 8;
@@ -77,10 +84,13 @@ struct npu_config {
   template <class V>
   void visit(V& v) {
     v.field("cmd_fifo_depth", cmd_fifo_depth, "Depth of the CMD_IN instruction FIFO",
-            range(1, 1024));
-    v.field("decode_cycles", decode_cycles, "Decoder register stage", range(0, 1000));
-    v.field("issue_cycles", issue_cycles, "Scheduler stage", range(0, 1000));
-    v.field("gemv_cores", gemv_cores, "Number of GEMV cores", range(1, 32));
+            range(1, 1024,
+                  "at least one slot (RTL: 8); 1,024 64-bit words fill a BRAM36 pair (1K x 72)"));
+    v.field("decode_cycles", decode_cycles, "Decoder register stage",
+            range(0, 1000, kStageCyclesRange));
+    v.field("issue_cycles", issue_cycles, "Scheduler stage", range(0, 1000, kStageCyclesRange));
+    v.field("gemv_cores", gemv_cores, "Number of GEMV cores",
+            range(1, 32, "at least one core; 32 is a modelling cap, 8x the four v002 cores"));
     v.field("gemv", gemv, "GEMV engine");
     v.field("gemm", gemm, "GEMM systolic array (weights from HP0 and HP1)");
     v.field("l2", l2, "L2 scratchpad");

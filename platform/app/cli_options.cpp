@@ -6,6 +6,7 @@
 #include <nlohmann/json.hpp>
 #include <sstream>
 
+#include "infra/text/quote.h"
 #include "platform/workload/replay_dma_plan.h"
 
 namespace pccx::app {
@@ -22,12 +23,13 @@ po::typed_value<std::string>* whole_number(const char* name, T* target) {
     const std::string range =
         "a whole number from 0 to " + std::to_string(std::numeric_limits<T>::max());
     if (text.empty() || text.find_first_not_of("0123456789") != std::string::npos)
-      throw cli_error(std::string("--") + name + " " + text + ": expected " + range);
+      throw cli_error(std::string("--") + name + " " + pccx::text::escaped(text) + ": expected " + range);
     unsigned long long v = 0;
     for (char c : text) {
       const unsigned d = static_cast<unsigned>(c - '0');
       if (v > (std::numeric_limits<T>::max() - d) / 10)
-        throw cli_error(std::string("--") + name + " " + text + ": too large; expected " + range);
+        throw cli_error(std::string("--") + name + " " + pccx::text::escaped(text) +
+                        ": too large; expected " + range);
       v = v * 10 + d;
     }
     *target = static_cast<T>(v);
@@ -106,7 +108,10 @@ cli_options parse_cli(int argc, char** argv) {
       "decode-table and sweep: each cell or point keeps its outputs (summary, plots, the trace "
       "files named by --trace-* or --set trace.*) in its own folder, DIR/cells/<id>/ or "
       "DIR/points/<k>/")("jobs,j", whole_number("jobs", &o.jobs),
-                                    "cells or points run at once (default: the number of cores)");
+                                    "cells or points run at once (default: the number of cores)")(
+      "resume", po::bool_switch(&o.resume),
+      "decode-table and sweep: skip the cells or points of DIR whose outputs are complete from "
+      "an earlier run of the same commands (an interrupted or partly failed run); run the rest");
   po::options_description sweep("sweep options (pccx-vp sweep ... -- COMMAND)");
   sweep.add_options()("sweep-file", po::value(&o.sweep_file),
                       "a file of axes, e.g. configs/sweeps/axes-ddr-weight-fifos.json")(
@@ -147,12 +152,12 @@ cli_options parse_cli(int argc, char** argv) {
        "pccx-vp decode --model FILE [--context L] [--tokens N] [--ring-cap C]\n"
        "               [--sinks S] [--per-layer] [--json FILE] [--reference SEED]\n"},
       {"decode-table",
-       "pccx-vp decode-table --sweep FILE --out DIR [--jobs J] [--keep-outputs]\n"
+       "pccx-vp decode-table --sweep FILE --out DIR [--jobs J] [--keep-outputs] [--resume]\n"
        "               [--config FILE] [--set KEY=VALUE]\n"},
       {"sweep",
        "pccx-vp sweep [--sweep KEY=V1,V2,...]... [--sweep-file FILE] --out DIR\n"
-       "               [--jobs J] [--shard I/N] [--timeout S] [--keep-outputs] [--config FILE]\n"
-       "               [--set KEY=VALUE] -- COMMAND...\n"},
+       "               [--jobs J] [--shard I/N] [--timeout S] [--keep-outputs] [--resume]\n"
+       "               [--config FILE] [--set KEY=VALUE] -- COMMAND...\n"},
       {"merge", "pccx-vp merge DIR_OR_FILE... --out DIR\n"},
       {"replay",
        "pccx-vp replay FILE.memh [--dma FILE.json] [--auto-dma[=ADDR]] [--keep-going]\n"
@@ -168,10 +173,10 @@ cli_options parse_cli(int argc, char** argv) {
            "       pccx-vp kv-accuracy [--out DIR] [--tokens N] [--heads N] [--seed S]\n"
            "       pccx-vp decode --model FILE [--context L] [--tokens N] [--ring-cap C]\n"
            "                      [--sinks S] [--per-layer] [--json FILE] [--reference SEED]\n"
-           "       pccx-vp decode-table --sweep FILE --out DIR [--jobs J] [--keep-outputs]\n"
+           "       pccx-vp decode-table --sweep FILE --out DIR [--jobs J] [--keep-outputs] [--resume]\n"
            "                      [--config FILE] [--set KEY=VALUE]\n"
            "       pccx-vp sweep [--sweep KEY=V1,V2,...]... [--sweep-file FILE] --out DIR\n"
-           "                      [--jobs J] [--shard I/N] [--timeout S] [--keep-outputs]\n"
+           "                      [--jobs J] [--shard I/N] [--timeout S] [--keep-outputs] [--resume]\n"
            "                      [--config FILE]\n"
            "                      [--set KEY=VALUE] -- COMMAND...\n"
            "       pccx-vp merge DIR_OR_FILE... --out DIR\n"
@@ -258,7 +263,7 @@ cli_options parse_cli(int argc, char** argv) {
         throw cli_error("ddr-bench takes no file arguments (--stream SPEC, --requests FILE)");
       if (o.cmd == cli_options::command::run) o.cmd = cli_options::command::ddr_bench;
     } else if (positional[0] != "run" || positional.size() != 1) {
-      throw cli_error("unknown command '" + positional[0] +
+      throw cli_error("unknown command '" + pccx::text::escaped(positional[0]) +
                       "' (commands: run, disasm, kv-accuracy, decode, decode-table, sweep, merge, "
                       "replay, ddr-bench)");
     }
@@ -266,6 +271,9 @@ cli_options parse_cli(int argc, char** argv) {
   if (o.keep_outputs && o.cmd != cli_options::command::decode_table &&
       o.cmd != cli_options::command::sweep)
     throw cli_error("--keep-outputs is for decode-table and sweep");
+  if (o.resume && o.cmd != cli_options::command::decode_table &&
+      o.cmd != cli_options::command::sweep)
+    throw cli_error("--resume is for decode-table and sweep");
   if (vm.count("auto-dma")) {
     if (o.cmd != cli_options::command::replay) throw cli_error("--auto-dma is for replay");
     o.auto_dma = true;

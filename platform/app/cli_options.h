@@ -59,6 +59,7 @@ struct cli_options {
   std::string replay_file, dma_file;
   bool keep_going = false;
   bool keep_outputs = false;    // decode-table, sweep: each cell's outputs in its folder
+  bool resume = false;          // decode-table, sweep: skip cells and points already complete
   bool auto_dma = false;        // replay --auto-dma: plan the stream's DMA descriptors
   uint64_t auto_dma_base = 0;   // the first planned buffer (--auto-dma=ADDR)
   // ddr-bench: the traffic streams (--stream SPEC) and a file of requests.

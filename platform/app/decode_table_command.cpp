@@ -1,3 +1,4 @@
+#include "platform/app/resume_marker.h"
 #include "platform/app/decode_table_command.h"
 
 #include <chrono>
@@ -110,23 +111,51 @@ int run_decode_table(const cli_options& opts) {
   auto json_of = [&](std::size_t i) { return cell_dir + "/" + cells[i].id + ".json"; };
   auto log_of = [&](std::size_t i) { return cell_dir + "/" + cells[i].id + ".log"; };
 
-  auto prepare = [&](std::size_t i) {
-    fs::remove(json_of(i), ec);  // a stale document must not stand for this run
-    auto args = workload::decode_args(sweep, cells[i], table.base, json_of(i));
-    if (opts.keep_outputs) {
-      const std::string folder = cell_dir + "/" + cells[i].id;
-      fs::create_directories(folder, ec);
-      args = workload::outputs_in(args, folder);
+  // Each cell's command, and with --resume the cells already complete.
+  std::vector<std::vector<std::string>> args(cells.size());
+  std::vector<std::string> fingerprint(cells.size());
+  std::vector<bool> resumed(cells.size(), false);
+  std::vector<std::size_t> to_run;
+  auto marker_of = [&](std::size_t i) { return cell_dir + "/" + cells[i].id + ".complete.json"; };
+  for (std::size_t i = 0; i < cells.size(); ++i) {
+    args[i] = workload::decode_args(sweep, cells[i], table.base, json_of(i));
+    if (opts.keep_outputs) args[i] = workload::outputs_in(args[i], cell_dir + "/" + cells[i].id);
+    fingerprint[i] = command_fingerprint(args[i]);
+    const auto record = opts.resume ? completed(marker_of(i), fingerprint[i]) : std::nullopt;
+    const nlohmann::json doc = record ? record->value("doc", nlohmann::json()) : nlohmann::json();
+    const std::string status = doc.is_object() ? doc.value("status", std::string()) : "";
+    if (status == "ok" || status == "does_not_fit") {
+      docs[i] = doc;
+      rows[i] = workload::cell_row(sweep, cells[i], doc);
+      seconds[i] = record->value("process_s", 0.0);
+      resumed[i] = true;
+      if (rows[i].state == decode_row::status::does_not_fit) ++not_fit;
+    } else {
+      to_run.push_back(i);
     }
-    return child_job{std::move(args), log_of(i)};
+  }
+  if (opts.resume)
+    std::cerr << "pccx-vp: decode-table: resuming: " << cells.size() - to_run.size() << " of "
+              << cells.size() << " cells complete (cells/<id>.complete.json), " << to_run.size()
+              << " to run\n";
+
+  auto prepare = [&](std::size_t j) {
+    const std::size_t i = to_run[j];
+    fs::remove(marker_of(i), ec);  // stale files must not stand for this run
+    fs::remove(json_of(i), ec);
+    if (opts.keep_outputs) fs::create_directories(cell_dir + "/" + cells[i].id, ec);
+    return child_job{args[i], log_of(i)};
   };
-  auto finish = [&](std::size_t i, const child_end& end) {
+  auto finish = [&](std::size_t j, const child_end& end) {
+    const std::size_t i = to_run[j];
     seconds[i] = end.seconds;
     rows[i] = finish_cell(sweep, cells[i], end, json_of(i), log_of(i), docs[i]);
     const decode_row& r = rows[i];
+    if (r.state != decode_row::status::failed)
+      mark_complete(marker_of(i), fingerprint[i], {{"doc", docs[i]}, {"process_s", end.seconds}});
     ++done;
     std::ostringstream line;
-    line << "pccx-vp: [" << done << "/" << cells.size() << "] " << cells[i].id << ": ";
+    line << "pccx-vp: [" << done << "/" << to_run.size() << "] " << cells[i].id << ": ";
     char buf[64];
     switch (r.state) {
       case decode_row::status::ok:
@@ -151,7 +180,7 @@ int run_decode_table(const cli_options& opts) {
       fs::remove(log_of(i), ec);
     }
   };
-  run_children(cells.size(), jobs, prepare, finish);
+  run_children(to_run.size(), jobs, prepare, finish);
   const double wall = std::chrono::duration<double>(steady::now() - t0).count();
 
   table.rows = rows;
@@ -164,7 +193,9 @@ int run_decode_table(const cli_options& opts) {
   timing["wall_s"] = wall;
   timing["cells"] = nlohmann::ordered_json::array();
   for (std::size_t i = 0; i < cells.size(); ++i) {
-    timing["cells"].push_back({{"cell", cells[i].id}, {"process_s", seconds[i]}});
+    nlohmann::ordered_json t = {{"cell", cells[i].id}, {"process_s", seconds[i]}};
+    if (resumed[i]) t["resumed"] = true;  // its figures are from the run that made it
+    timing["cells"].push_back(std::move(t));
   }
   write_output(dir, "decode_table_timing.json", timing.dump(2) + "\n");
 

@@ -12,6 +12,7 @@
 
 #include "infra/config/config_error.h"
 #include "infra/io/output_file.h"
+#include "infra/text/quote.h"
 #include "models/npu/isa/instruction.h"
 #include "models/npu/isa/memh_reader.h"
 #include "platform/app/child_process.h"
@@ -201,7 +202,7 @@ int run(int argc, char** argv) {
   std::cerr << "pccx-vp: " << r.message << "; simulated " << r.sim_time_ns / 1000.0 << " us, "
             << r.instructions_retired << " instructions retired, wall " << r.wall_time_s << " s\n";
   if (r.state != pccx::vp::run_control::state::finished) {
-    std::cerr << "pccx-vp: simulation failed: " << r.message << '\n';
+    std::cerr << "pccx-vp: simulation failed: " << pccx::text::printable_message(r.message) << '\n';
     return kExitSimFailure;
   }
   if (r.exit_code != 0) {
@@ -217,28 +218,32 @@ int sc_main(int argc, char** argv) {
   // sc_stop() is how every run ends; SystemC's note about it is noise.
   sc_core::sc_report_handler::set_actions("/OSCI/SystemC", sc_core::SC_INFO,
                                           sc_core::SC_DO_NOTHING);
+  // Messages quote input (paths, keys, values): shown escaped and cut.
+  auto say = [](const char* head, const char* what, const char* tail = "\n") {
+    std::cerr << "pccx-vp: " << head << pccx::text::printable_message(what) << tail;
+  };
   try {
     return run(argc, argv);
   } catch (const pccx::app::interrupted& e) {
-    std::cerr << "pccx-vp: " << e.what() << '\n';
+    say("", e.what());
     return 128 + e.signal;
   } catch (const pccx::app::cli_error& e) {
-    std::cerr << "pccx-vp: " << e.what() << "\n(see pccx-vp --help)\n";
+    say("", e.what(), "\n(see pccx-vp --help)\n");
     return kExitBadInput;
   } catch (const pccx::config::config_error& e) {
-    std::cerr << "pccx-vp: invalid configuration:\n" << e.what() << '\n';
+    say("invalid configuration:\n", e.what());
     return kExitBadInput;
   } catch (const pccx::vp::firmware_error& e) {
-    std::cerr << "pccx-vp: " << e.what() << '\n';
+    say("", e.what());
     return kExitBadInput;
   } catch (const pccx::vp::input_error& e) {
-    std::cerr << "pccx-vp: " << e.what() << '\n';
+    say("", e.what());
     return kExitBadInput;
   } catch (const pccx::isa::memh_error& e) {
-    std::cerr << "pccx-vp: " << e.what() << '\n';
+    say("", e.what());
     return kExitBadInput;
   } catch (const std::exception& e) {
-    std::cerr << "pccx-vp: simulation failed: " << e.what() << '\n';
+    say("simulation failed: ", e.what());
     return kExitSimFailure;
   }
 }

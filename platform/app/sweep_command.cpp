@@ -1,3 +1,4 @@
+#include "platform/app/resume_marker.h"
 #include "platform/app/sweep_command.h"
 
 #include <unistd.h>
@@ -249,22 +250,53 @@ int run_sweep(const cli_options& opts) {
   const bool run_kind = def.kind == sweep_kind::run;
   const char* result_name = run_kind ? "summary.json" : "result.json";
   auto folder_of = [&](std::size_t i) { return "points/" + std::to_string(mine[i]); };
-  progress bar(mine.size());
+  // Each point's command, and with --resume the points already complete.
+  std::vector<std::vector<std::string>> args(mine.size());
+  std::vector<std::string> fingerprint(mine.size());
+  std::vector<bool> resumed(mine.size(), false);
+  std::vector<std::size_t> to_run;
+  auto marker_of = [&](std::size_t i) { return dir + "/" + folder_of(i) + "/complete.json"; };
+  for (std::size_t i = 0; i < mine.size(); ++i) {
+    const std::string folder = dir + "/" + folder_of(i);
+    args[i] = workload::point_args(def, mine[i], folder, folder + "/" + result_name,
+                                   folder + "/config.json");
+    if (opts.keep_outputs) args[i] = workload::outputs_in(args[i], folder);
+    fingerprint[i] = command_fingerprint(args[i]);
+    const auto done = opts.resume ? completed(marker_of(i), fingerprint[i]) : std::nullopt;
+    if (done && done->contains("line") && (*done)["line"].is_object()) {
+      lines[i] = (*done)["line"].dump();
+      seconds[i] = done->value("process_s", 0.0);
+      sim_wall[i] = done->value("simulation_wall_s", -1.0);
+      ready[i] = resumed[i] = true;
+    } else {
+      to_run.push_back(i);
+    }
+  }
+  if (opts.resume)
+    std::cerr << "pccx-vp: sweep " << def.hash() << ": resuming: "
+              << mine.size() - to_run.size() << " of " << mine.size()
+              << " points complete (points/<k>/complete.json), " << to_run.size() << " to run\n";
+  auto flush_ready = [&] {
+    while (written < lines.size() && ready[written]) points << lines[written++] << '\n';
+    points << std::flush;
+  };
+  flush_ready();
+  progress bar(to_run.size());
   const steady::time_point t0 = steady::now();
 
-  auto prepare = [&](std::size_t i) {
+  auto prepare = [&](std::size_t j) {
+    const std::size_t i = to_run[j];
     const std::string folder = dir + "/" + folder_of(i);
     fs::create_directories(folder, ec);
     // Stale files must not stand for this run.
+    fs::remove(marker_of(i), ec);
     fs::remove(folder + "/" + result_name, ec);
     fs::remove(folder + "/config.json", ec);
     bar.started();
-    auto args = workload::point_args(def, mine[i], folder, folder + "/" + result_name,
-                                     folder + "/config.json");
-    if (opts.keep_outputs) args = workload::outputs_in(args, folder);
-    return child_job{std::move(args), folder + "/log.txt"};
+    return child_job{args[i], folder + "/log.txt"};
   };
-  auto finish = [&](std::size_t i, const child_end& end) {
+  auto finish = [&](std::size_t j, const child_end& end) {
+    const std::size_t i = to_run[j];
     const std::string rel = folder_of(i), folder = dir + "/" + rel;
     workload::sweep_point_result p;
     p.index = mine[i];
@@ -286,10 +318,15 @@ int run_sweep(const cli_options& opts) {
     workload::classify_point(def.kind, end.abnormal(), end.exit_code(), last_line(read_text(log)),
                              p);
     seconds[i] = end.seconds;
-    lines[i] = workload::point_record(def, p).dump();
+    const nlohmann::json record = workload::point_record(def, p);
+    lines[i] = record.dump();
     ready[i] = true;
-    while (written < lines.size() && ready[written]) points << lines[written++] << '\n';
-    points << std::flush;
+    flush_ready();
+    if (p.status == "ok" || p.status == "does_not_fit") {
+      nlohmann::json done = {{"line", record}, {"process_s", end.seconds}};
+      if (sim_wall[i] >= 0) done["simulation_wall_s"] = sim_wall[i];
+      mark_complete(marker_of(i), fingerprint[i], done);
+    }
 
     const bool bad = p.status != "ok" && p.status != "does_not_fit";
     char t[32];
@@ -310,7 +347,7 @@ int run_sweep(const cli_options& opts) {
     }
     bar.finished(line.str(), bad);
   };
-  run_children(mine.size(), jobs, prepare, finish, opts.point_timeout_s);
+  run_children(to_run.size(), jobs, prepare, finish, opts.point_timeout_s);
   bar.close();
   points.close();
   if (!points) throw vp::input_error("cannot write " + points_path + " (--out)");
@@ -323,6 +360,7 @@ int run_sweep(const cli_options& opts) {
   for (std::size_t i = 0; i < mine.size(); ++i) {
     nlohmann::ordered_json t = {{"point", mine[i]}, {"process_s", seconds[i]}};
     if (sim_wall[i] >= 0) t["simulation_wall_s"] = sim_wall[i];
+    if (resumed[i]) t["resumed"] = true;  // its figures are from the run that made it
     timing["points"].push_back(std::move(t));
   }
   write_output(dir, "timing" + suffix + ".json", timing.dump(2) + "\n");

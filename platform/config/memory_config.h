@@ -19,7 +19,9 @@ struct stats_config {
 
   template <class V>
   void visit(V& v) {
-    v.field("window_ns", window_ns, "Window of the bandwidth time series", range(1.0, 1e12));
+    v.field("window_ns", window_ns, "Window of the bandwidth time series",
+            range(1.0, 1e12,
+                  "at least 1 ns so a window spans ticks; 1000 s caps it far inside 64-bit ps"));
   }
 };
 

@@ -26,14 +26,18 @@ namespace pccx::config {
 // Choices shared by log.level and the log.modules values.
 const std::vector<std::string>& log_level_names();
 
+// Shared by both PL clocks.
+constexpr const char* kPlClockRange =
+    "above 0 for a finite period; 2 GHz is a modelling cap over the 400 and 250 MHz PL clocks";
+
 struct clocks_config {
   double core_mhz = 400.0;
   double axi_mhz = 250.0;
 
   template <class V>
   void visit(V& v) {
-    v.field("core_mhz", core_mhz, "NPU core clock", range(1.0, 2000.0));
-    v.field("axi_mhz", axi_mhz, "AXI/DMA clock", range(1.0, 2000.0));
+    v.field("core_mhz", core_mhz, "NPU core clock", range(1.0, 2000.0, kPlClockRange));
+    v.field("axi_mhz", axi_mhz, "AXI/DMA clock", range(1.0, 2000.0, kPlClockRange));
   }
 };
 
@@ -69,18 +73,24 @@ struct simulation_config {
   bool strict = false;
   lint_mode lint = lint_mode::warn;
   sim_mode mode = sim_mode::functional;
+  std::uint64_t livelock_reads = 1000000;
+  std::int64_t inject_npu_fault_at = -1;
 
   bool functional() const { return mode == sim_mode::functional; }
 
   template <class V>
   void visit(V& v) {
     v.field("quantum_ns", quantum_ns, "Temporal-decoupling quantum of the firmware CPU",
-            range(1, 1000000));
+            range(1, 1000000,
+                  "at least 1 ns so the CPU syncs; past 1 ms the firmware runs too far ahead "
+                  "(modelling cap)"));
     v.field("max_time_ms", max_time_ms, "Simulated-time limit; reaching it is a failure",
-            range(1, 86400000));
-    v.field("max_wall_s", max_wall_s,
-            "Wall-clock limit of one run, seconds; reaching it is a failure. 0 = no limit",
-            range(0.0, 1e7));
+            range(1, 86400000,
+                  "at least 1 ms; one day of simulated time stays far inside sc_time's 64-bit ps"));
+    v.field(
+        "max_wall_s", max_wall_s,
+        "Wall-clock limit of one run, seconds; reaching it is a failure. 0 = no limit",
+        range(0.0, 1e7, "0 turns the watchdog off; 10^7 s (about 116 days) is a modelling cap"));
     v.field("end_check", end_check,
             "When the firmware ends while the NPU is busy or an NPU or DMA error was never "
             "cleared: fail the run, or only warn");
@@ -93,6 +103,19 @@ struct simulation_config {
             "warn (log each warning), error (the first warning fails the run)");
     v.field("mode", mode,
             "functional: real bytes in DDR, L2 and FIFOs; timing: timing only, no data is stored");
+    v.field("livelock_reads", livelock_reads,
+            "MMIO reads in a row that return what they returned before, with nothing in the "
+            "platform moving, after which a polling loop is stuck and the run fails naming its "
+            "register. 0 = never",
+            range<std::uint64_t>(0, 1000000000000,
+                                 "0 turns the check off; a driver's own long waits poll tens of "
+                                 "thousands of times, and 10^12 reads outlast any time limit"));
+    v.field("inject_npu_fault_at", inject_npu_fault_at,
+            "Fault injection: the instruction (sequence number, as ERR_SEQ counts from 0) that "
+            "latches ERR_UNIT_FAULT instead of executing, to exercise a driver's error path. "
+            "-1 = none",
+            range<std::int64_t>(-1, 1099511627776,
+                                "-1 injects nothing; 2^40 instructions outlast any run"));
   }
 };
 
@@ -106,16 +129,28 @@ struct memory_map_config {
 
   template <class V>
   void visit(V& v) {
-    v.field("npu_base", npu_base, "Base of the NPU window (CPU view); 4 KiB aligned", address());
+    v.field("npu_base", npu_base, "Base of the NPU window (CPU view); 4 KiB aligned", address(),
+            range<std::uint64_t>(0, 0xFFFFE00000,
+                                 "ZynqMP 40-bit physical space: the 2 MiB NPU, DMA and sim-control "
+                                 "window ends by 2^40"));
     v.field("npu_size", npu_size,
             "Size of the NPU window: registers + DMA pages, bytes (the sim-control device "
             "follows at npu_base + 0x100000)",
-            hex(), range(0x1000, 0x100000));
-    v.field("ddr_base", ddr_base, "Base of DDR as addressed by the NPU DMA", address());
-    v.field("ddr_size", ddr_size, "Size of DDR, bytes", hex(), at_least(1));
+            hex(),
+            range(0x1000, 0x100000,
+                  "holds the 4 KiB register bank; ends by the sim-control device at +0x100000"));
+    v.field("ddr_base", ddr_base, "Base of DDR as addressed by the NPU DMA", address(),
+            range<std::uint64_t>(0, 0xFFFFFFFFFF, "a ZynqMP physical address: 40 bits"));
+    v.field("ddr_size", ddr_size, "Size of DDR, bytes", hex(),
+            range<std::uint64_t>(1, 0x10000000000,
+                                 "at least a byte; the 40-bit ZynqMP physical space holds 1 TiB"));
   }
   void validate(validator& check) const;
 };
+
+// Shared by both AXI-Lite access costs.
+constexpr const char* kMmioNsRange =
+    "at least 1 ns so a driver loop advances time; 100 us is a modelling cap";
 
 struct cpu_config {
   std::uint64_t mmio_write_ns = 40;
@@ -130,18 +165,25 @@ struct cpu_config {
     v.field("mmio_write_ns", mmio_write_ns,
             "Cost of a posted AXI-Lite write from the A53; at least 1 ns, so that a driver "
             "writing in a loop lets simulated time advance",
-            range(1, 100000));
+            range(1, 100000, kMmioNsRange));
     v.field("mmio_read_ns", mmio_read_ns,
             "Round trip of an AXI-Lite read from the A53; at least 1 ns, so that a driver "
             "polling STATUS lets the NPU run",
-            range(1, 100000));
-    v.field("stack_kib", stack_kib, "Stack of the firmware thread", range(64, 1048576));
-    v.field("clock_mhz", clock_mhz,
-            "A53 clock of an AArch64 ELF firmware (1333 MHz on the K26)", range(1.0, 10000.0));
+            range(1, 100000, kMmioNsRange));
+    v.field(
+        "stack_kib", stack_kib, "Stack of the firmware thread",
+        range(64, 1048576,
+              "64 KiB for the host-compiled firmware's frames; 1 GiB caps the host allocation"));
+    v.field(
+        "clock_mhz", clock_mhz, "A53 clock of an AArch64 ELF firmware (1333 MHz on the K26)",
+        range(1.0, 10000.0, "above 0 for a finite instruction time; 10 GHz is a modelling cap"));
     v.field("cycles_per_instruction", cycles_per_instruction,
-            "A53 clocks per instruction an AArch64 ELF firmware retires", range(0.01, 1000.0));
+            "A53 clocks per instruction an AArch64 ELF firmware retires",
+            range(0.01, 1000.0,
+                  "above 0 so instructions take time; a modelling span around the A53's ~1"));
     v.field("elf_stack_kib", elf_stack_kib,
-            "Stack mapped after an AArch64 ELF's image (SP starts at its top)", range(4, 1048576));
+            "Stack mapped after an AArch64 ELF's image (SP starts at its top)",
+            range(4, 1048576, "at least one 4 KiB page; 1 GiB is a modelling cap inside DDR"));
   }
 };
 
@@ -197,9 +239,10 @@ struct output_config {
     v.field("plots", plots,
             "Write ddr_bandwidth.svg into output.dir: GB/s per traffic class over simulated "
             "time, the DDR peak and effective bandwidth, the firmware's markers");
-    v.field("plot_columns", plot_columns,
-            "Most columns of ddr_bandwidth.svg: longer runs merge whole stats windows per column",
-            range(10, 100000));
+    v.field(
+        "plot_columns", plot_columns,
+        "Most columns of ddr_bandwidth.svg: longer runs merge whole stats windows per column",
+        range(10, 100000, "10 columns for a readable curve; the cap keeps the SVG to a few MB"));
     v.field("run_name", run_name, "Name of the run in plot titles; empty = the firmware's name");
   }
   void validate(validator& check) const;

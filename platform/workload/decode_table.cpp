@@ -41,8 +41,13 @@ struct sweep_schema {
   void visit(V& v) {
     v.field("models", models, "Model files, relative to the sweep file's folder",
             config::items(1, 64));
-    v.field("contexts", contexts, "Contexts L", config::items(1, 64), config::range(0u, 1u << 30));
-    v.field("tokens", tokens, "Tokens decoded per cell, N", config::range(1u, 4096u));
+    v.field("contexts", contexts, "Contexts L", config::items(1, 64),
+            config::range(0u, 1u << 30,
+                          "tokens of history before the decoded ones; 2^30 keeps a ring's byte "
+                          "count within 64 bits, and the model's max_position decides further"));
+    v.field("tokens", tokens, "Tokens decoded per cell, N", config::range(1u, 4096u,
+                          "at least one token a cell; 4096 bounds a cell's run time "
+                          "(modelling cap)"));
     v.field("strategies", strategies, "KV strategies", config::items(1, 64));
   }
 };

@@ -69,7 +69,7 @@ struct preload_schema {
     v.field("offset", offset, "With file: the first byte taken", config::hex());
     v.field("bytes", bytes, "With file: how many bytes (default: to the end); with fill: how many",
             config::hex());
-    v.field("fill", fill, "Every byte this value", config::range(0u, 255u));
+    v.field("fill", fill, "Every byte this value", config::range(0u, 255u, "one byte"));
   }
 };
 

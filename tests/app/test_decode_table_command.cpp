@@ -254,6 +254,19 @@ TEST_F(DecodeTable, SigtermStopsTheCellsAndLeavesNoHalfFiles) {
   EXPECT_FALSE(fs::exists(path("t/decode_table.csv")));
   for (const auto& e : fs::recursive_directory_iterator(path("t")))
     EXPECT_FALSE(contains(e.path().filename().string(), ".part-")) << e.path();
+
+  // --resume runs only the cells that did not finish, and the table is the
+  // one a whole run writes (docs/results/data holds the main job's).
+  const auto resumed = vp({"decode-table", "--sweep", source("configs/sweeps/decode-table.json"),
+                           "--out", "t", "--jobs", "2", "--keep-outputs", "--resume"});
+  ASSERT_EQ(resumed.exit_code, 0) << describe(resumed);
+  EXPECT_TRUE(contains(resumed.err, "pccx-vp: decode-table: resuming: ")) << resumed.err;
+  EXPECT_FALSE(contains(resumed.err, "resuming: 0 of")) << resumed.err;
+  EXPECT_FALSE(contains(resumed.err, "resuming: 18 of 18")) << resumed.err;
+  for (const char* f : {"decode_table.csv", "decode_table.json", "decode_table.md"})
+    EXPECT_EQ(read_file(path(std::string("t/") + f)),
+              read_file(source(std::string("docs/results/data/") + f)))
+        << f;
 }
 
 }  // namespace

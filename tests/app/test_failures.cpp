@@ -69,10 +69,13 @@ TEST_F(Failures, PollingAHaltedNpuHitsTheTimeLimit) {
   EXPECT_EQ(summary["instructions_retired"], 0);
 }
 
-TEST_F(Failures, OverfillingCmdInOnAHaltedNpuStalls) {
+TEST_F(Failures, OverfillingCmdInOnAHaltedNpuEndsAtThatWrite) {
   const auto r = vp({"--firmware", test_firmware("stall_full_fifo")});
   EXPECT_EQ(r.exit_code, 1) << describe(r);
-  EXPECT_TRUE(contains(r.err, "stalled")) << r.err;
+  EXPECT_TRUE(contains(r.err, "stall_full_fifo.so: INSTR_HI written with CMD_IN full (8 words) "
+                              "while the NPU is halted at ERR_UNKNOWN_OPCODE on instruction #0"))
+      << r.err;
+  EXPECT_TRUE(contains(r.err, "so the write can never complete")) << r.err;
   EXPECT_FALSE(contains(r.err, "time limit")) << r.err;
 }
 

@@ -85,10 +85,28 @@ TEST_F(HostileFirmware, RandomMmioEndsAtTheFirstBadAddress) {
   EXPECT_EQ(failure_line(again.err), failure_line(r.err));
 }
 
+// A loop polling a register nothing can change any more is seen as such
+// and ends the run naming the register and the NPU's state.
+TEST_F(HostileFirmware, PollingAHaltedNpuIsALivelockNamingTheRegister) {
+  const auto r = vp({"--firmware", test_firmware("poll_halted"), "--out", "out"});
+  EXPECT_EQ(r.exit_code, 1) << describe(r);
+  EXPECT_TRUE(contains(r.err, "poll_halted.so is stuck polling npu.STATUS (0xA0000008): 1000000 "
+                              "reads in a row returned what they returned before "
+                              "(npu.STATUS (0xA0000008) = 0x00000004) while nothing in the "
+                              "platform moved"))
+      << r.err;
+  EXPECT_TRUE(contains(r.err, "; the NPU is halted at ERR_UNKNOWN_OPCODE on instruction #0"))
+      << r.err;
+  EXPECT_FALSE(contains(r.err, "time limit")) << r.err;
+  const json summary = json::parse(read_file(path("out/summary.json")));
+  EXPECT_EQ(summary["outcome"], "failed");
+}
+
 TEST_F(HostileFirmware, PollingForeverHitsTheWallClockLimitWithOutputs) {
   const auto r =
       vp({"--firmware", test_firmware("poll_halted"), "--set", "simulation.max_time_ms=86400000",
-          "--set", "simulation.max_wall_s=0.5", "--out", "out"});
+          "--set", "simulation.max_wall_s=0.5", "--set", "simulation.livelock_reads=0", "--out",
+          "out"});
   EXPECT_EQ(r.exit_code, 1) << describe(r);
   EXPECT_TRUE(contains(r.err,
                        "wall-time limit of 0.5 s reached (simulation.max_wall_s) before "
@@ -110,16 +128,21 @@ TEST_F(HostileFirmware, SpinningWithoutMmioEndsTheProcessAfterTheWallClockLimit)
   EXPECT_TRUE(contains(r.err, "a loop without MMIO")) << r.err;
 }
 
+// A fault in firmware code ends the run, not the process: the signal is
+// named and the run's outputs are written.
 TEST_F(HostileFirmware, AWildPointerInFirmwareIsReportedAsACrash) {
   PCCX_SKIP_UNDER_ASAN();
-  const auto r = vp({"--firmware", test_firmware("crash_null")});
+  const auto r = vp({"--firmware", test_firmware("crash_null"), "--out", "out"});
   EXPECT_FALSE(r.signaled) << describe(r);
   EXPECT_EQ(r.exit_code, 1) << describe(r);
-  EXPECT_TRUE(contains(r.err,
-                       "pccx-vp: simulation failed: SIGSEGV (invalid memory access at "
-                       "address 0x10) while running the firmware "))
+  EXPECT_TRUE(contains(r.err, "pccx-vp: simulation failed: firmware " + test_firmware("crash_null") +
+                                  " crashed with SIGSEGV (invalid memory access at address 0x10) "
+                                  "in firmware code instead of returning from "
+                                  "pccx_firmware_main: the run ends here, failed"))
       << r.err;
-  EXPECT_TRUE(contains(r.err, "crash_null.so, in firmware code; 2 HAL calls so far")) << r.err;
+  const json summary = json::parse(read_file(path("out/summary.json")));
+  EXPECT_EQ(summary["outcome"], "failed");
+  EXPECT_EQ(summary["instructions_retired"], 1) << summary.dump();
 }
 
 TEST_F(HostileFirmware, AWildPointerPassedToTheHalIsReportedAsACrash) {
@@ -139,7 +162,15 @@ TEST_F(HostileFirmware, ExitAndExceptionsEndTheRunNotTheProcess) {
       {"calls_exit", "called exit(0) instead of returning from pccx_firmware_main"},
       {"calls_underscore_exit", "called _exit(3) instead of returning from pccx_firmware_main"},
       {"throws_exception",
-       "threw a C++ exception (the driver gave up on purpose) instead of returning"}};
+       "threw a C++ exception (the driver gave up on purpose) instead of returning"},
+      {"calls_abort", "called abort() (an assert that failed?) instead of returning"},
+      {"raises_signal", "raised signal 10 (SIGUSR1) instead of returning"},
+#if defined(__x86_64__) && !defined(__SANITIZE_ADDRESS__)
+      {"divides_by_zero",
+       "crashed with SIGFPE (arithmetic fault, e.g. integer division by zero) in firmware code "
+       "instead of returning"},
+#endif
+  };
   for (const auto& [fw, why] : cases) {
     const std::string out = std::string("out_") + fw;
     const auto r = vp({"--firmware", test_firmware(fw), "--out", out});

@@ -96,6 +96,34 @@ TEST_F(Sweep, TinyDecodeIsTheSameWhateverTheJobsAndShards) {
   }
 }
 
+// --resume trusts a point only with its completion marker from the same
+// command: a missing or damaged marker, or another command, runs it again,
+// and the resumed sweep writes the bytes of a whole one.
+TEST_F(Sweep, ResumeRunsOnlyThePointsNotComplete) {
+  const auto whole = vp(tiny_sweep("r", {"--jobs", "2"}));
+  ASSERT_EQ(whole.exit_code, 0) << describe(whole);
+  const std::string points = read_file(path("r/points.jsonl"));
+  const std::string csv = read_file(path("r/sweep.csv"));
+  fs::remove(path("r/points/1/complete.json"));
+  write_file(path("r/points/2/complete.json"), "{\"fingerprint\": \"0123");  // cut short
+  const auto again = vp(tiny_sweep("r", {"--jobs", "2", "--resume"}));
+  ASSERT_EQ(again.exit_code, 0) << describe(again);
+  EXPECT_TRUE(contains(again.err, "resuming: 2 of 4 points complete (points/<k>/complete.json), "
+                                  "2 to run"))
+      << again.err;
+  EXPECT_TRUE(contains(again.err, "[2/2]")) << again.err;
+  EXPECT_EQ(read_file(path("r/points.jsonl")), points);
+  EXPECT_EQ(read_file(path("r/sweep.csv")), csv);
+  const json timing = json::parse(read_file(path("r/timing.json")));
+  EXPECT_EQ(timing["points"][0].value("resumed", false), true);
+  EXPECT_EQ(timing["points"][1].value("resumed", false), false);
+
+  // Another command for the same folder: nothing is trusted.
+  const auto other = vp(with(tiny_sweep("r", {"--resume"}), {"--per-layer"}));
+  ASSERT_EQ(other.exit_code, 0) << describe(other);
+  EXPECT_TRUE(contains(other.err, "resuming: 0 of 4 points complete")) << other.err;
+}
+
 TEST_F(Sweep, BadAxesAreBadInputNamingThem) {
   const auto r = vp({"sweep", "--sweep", "npu.cmd_fifo_dept=8,16", "--out", "o", "--", "--firmware",
                      "memset_sync"});

@@ -4,6 +4,10 @@
 
 #define SYNC_TIMEOUT_US 2000000000u
 #define STATUS_POLLS 200000000u
+/* Polls of a DMA status between looks at the NPU: a wait this long (13 ms
+ * of 200 ns reads) only happens when the NPU stopped taking bytes, and a
+ * normal decode never pays for the extra read. */
+#define POLLS_PER_NPU_CHECK 65536u
 #define OUTSTANDING_MAX 4u
 
 static uint32_t g_outstanding[PCCX_DMA_CHANNELS];
@@ -16,10 +20,25 @@ void gd_dma_reset(void) {
   }
 }
 
+/* A channel's next status. A halted NPU takes no more bytes, so its
+ * channels never finish: a long wait looks at STATUS.ERROR and stops at
+ * the first cause instead of polling on. */
+static int wait_status(unsigned ch, pccx_dma_status* st) {
+  int r = PCCX_DMA_E_TIMEOUT;
+  for (uint32_t polled = 0; polled < STATUS_POLLS && r == PCCX_DMA_E_TIMEOUT;
+       polled += POLLS_PER_NPU_CHECK) {
+    r = pccx_dma_wait_status(ch, st, POLLS_PER_NPU_CHECK);
+    if (r == PCCX_DMA_E_TIMEOUT && (uca_hal_read_status() & PCCX_STAT_ERROR) != 0u) return 1;
+  }
+  return r == PCCX_DMA_OK ? 0 : -1;
+}
+
 static int pop_one(unsigned ch) {
   pccx_dma_status st;
   st.errors = 0;
-  if (pccx_dma_wait_status(ch, &st, STATUS_POLLS) != PCCX_DMA_OK || st.errors != 0) {
+  const int r = wait_status(ch, &st);
+  if (r > 0) return gd_fail_npu_error();
+  if (r != 0 || st.errors != 0) {
     pccx_line l;
     gd_line_start(&l, "DMA channel ");
     pccx_line_dec(&l, ch);
@@ -94,16 +113,7 @@ int gd_stream_kv(const pccx_kv_handle* h, uint32_t index, uint32_t head, int is_
 
 int gd_finish_token(void) {
   const int rc = uca_sync(SYNC_TIMEOUT_US);
-  if (rc == PCCX_SYNC_NPU_ERROR) {
-    pccx_npu_error err;
-    (void)pccx_npu_read_error(&err);
-    pccx_line l;
-    gd_line_start(&l, "NPU error ");
-    pccx_line_dec(&l, err.code);
-    pccx_line_str(&l, " on instruction #");
-    pccx_line_dec(&l, err.sequence);
-    return gd_fail(&l, GD_EXIT_NPU_ERROR);
-  }
+  if (rc == PCCX_SYNC_NPU_ERROR) return gd_fail_npu_error();
   if (rc != 0) return gd_fail_msg("uca_sync timed out", GD_EXIT_TIMEOUT);
   return drain_all();
 }

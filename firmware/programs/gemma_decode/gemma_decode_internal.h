@@ -133,6 +133,8 @@ extern pccx_rmsnorm_ws gd_ws_h, gd_ws_d, gd_ws_p;
 void gd_line_start(pccx_line* l, const char* what);
 /* Prints the line, ends the run with `code` and returns it. */
 int gd_fail(pccx_line* l, int code);
+/* The latched NPU error (code, instruction) as the decode's failure. */
+int gd_fail_npu_error(void);
 int gd_fail_msg(const char* what, int code);
 
 /* ---- block.c ---- */

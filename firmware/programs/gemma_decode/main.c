@@ -38,8 +38,26 @@ void gd_line_start(pccx_line* l, const char* what) {
   pccx_line_str(l, what);
 }
 
+int gd_fail_npu_error(void) {
+  pccx_npu_error err;
+  (void)pccx_npu_read_error(&err);
+  pccx_line l;
+  gd_line_start(&l, "NPU error ");
+  pccx_line_dec(&l, err.code);
+  pccx_line_str(&l, " on instruction #");
+  pccx_line_dec(&l, err.sequence);
+  pccx_simctl_print(l.text);
+  pccx_simctl_exit(GD_EXIT_NPU_ERROR);
+  return GD_EXIT_NPU_ERROR;
+}
+
+/* A failure is often the symptom of an NPU error latched earlier (a step
+ * that waits for a halted NPU): the symptom is said, then the error, which
+ * is the cause the run reports. Only failing runs read STATUS here. */
 int gd_fail(pccx_line* l, int code) {
   pccx_simctl_print(l->text);
+  if (code != GD_EXIT_NPU_ERROR && (uca_hal_read_status() & PCCX_STAT_ERROR) != 0u)
+    return gd_fail_npu_error();
   pccx_simctl_exit(code);
   return code;
 }

@@ -149,6 +149,11 @@ void command_processor::issue_thread() {
       latch(e, err->code, err->message);
       continue;
     }
+    if (params_.inject_fault_at >= 0 && e.seq == static_cast<uint64_t>(params_.inject_fault_at)) {
+      decoding_ = false;
+      latch(e, PCCX_ERR_UNIT_FAULT, "injected (simulation.inject_npu_fault_at)");
+      continue;
+    }
     dispatched_instruction d;
     d.seq = e.seq;
     d.ins = std::get<isa::instruction>(decoded);

@@ -16,6 +16,9 @@ struct npu_params {
   sc_core::sc_time core_period = sc_core::sc_time(2.5, sc_core::SC_NS);  // clocks.core_mhz
   bool strict = false;  // simulation.strict: an NPU error ends the run instead of latching
   lint_mode lint = lint_mode::warn;  // simulation.lint
+  // simulation.inject_npu_fault_at: the instruction (sequence number, as
+  // ERR_SEQ counts) that latches ERR_UNIT_FAULT instead of executing; -1 none.
+  int64_t inject_fault_at = -1;
 
   isa::decode_limits limits() const { return config::decode_limits_of(section, strict); }
 };

@@ -2,6 +2,9 @@
 
 #include <iterator>
 
+#include "infra/text/hex.h"
+#include "models/npu/isa/instruction.h"
+
 namespace pccx::npu {
 
 using sc_core::sc_time;
@@ -82,6 +85,16 @@ void npu_register_bank::push_instruction(uint32_t hi, sc_time& delay) {
     delay = sc_core::SC_ZERO_TIME;
     if (fifo_.full())
       PCCX_LOG(log_, debug, "CMD_IN full (" << fifo_.depth() << "), holding INSTR_HI write");
+    if (fifo_.full() && cmd_.error_latched() && hung_writes.connected()) {
+      const npu_error& e = *cmd_.error();
+      hung_writes.write(
+          "INSTR_HI written with CMD_IN full (" + std::to_string(fifo_.depth()) +
+          " words) while the NPU is halted at " + isa::error_name(e.code) + " on instruction #" +
+          std::to_string(e.seq) + " (" + text::hex_word(e.word) + ": " + e.detail +
+          "): the NPU takes no word until the error is cleared, so the write can never "
+          "complete (on the board the bus would hang); a driver checks STATUS.ERROR "
+          "(uca_sync returns PCCX_SYNC_NPU_ERROR) before issuing more");
+    }
     while (fifo_.full()) wait(fifo_.popped_event());
   }
   const uint64_t word = (static_cast<uint64_t>(hi) << 32) | instr_lo_->value();

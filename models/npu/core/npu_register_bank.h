@@ -9,7 +9,9 @@
 // Timing: the bank adds no delay of its own (the initiator's access cost
 // models the bus). Reads see NPU state, so a read first synchronises the
 // caller's quantum offset; an INSTR_HI write into a full CMD_IN blocks the
-// caller until a slot frees, as the RTL's awready does.
+// caller until a slot frees, as the RTL's awready does. When the NPU is
+// halted at an error no slot can free, so such a write is reported on
+// hung_writes (on the board it would hang the CPU's bus) and then held.
 #pragma once
 
 #include <tlm_utils/simple_target_socket.h>
@@ -21,6 +23,7 @@
 
 #include "infra/log/logger.h"
 #include "infra/regs/register_bank.h"
+#include "infra/trace/analysis_port.h"
 #include "models/npu/core/command_fifo.h"
 #include "models/npu/core/command_processor.h"
 #include "models/npu/core/perf_counters.h"
@@ -38,6 +41,10 @@ class npu_register_bank : public sc_core::sc_module {
   static std::string register_name(uint64_t offset);
   // The driver lint, told of each word pushed after a timed-out sync.
   void set_lint(driver_lint* lint) { lint_ = lint; }
+
+  // An INSTR_HI write into a full CMD_IN while the NPU is halted at an
+  // error: what happened, in words; the write never completes.
+  trace::analysis_port<std::string> hung_writes;
 
  private:
   void b_transport(tlm::tlm_generic_payload& tx, sc_core::sc_time& delay);

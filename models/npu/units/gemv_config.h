@@ -21,14 +21,17 @@ struct gemv_config {
   template <class V>
   void visit(V& v) {
     v.field("macs_per_core_per_cycle", macs_per_core_per_cycle,
-            "MACs per GEMV core per clock (32 INT4 weights)", range(1, 1024));
+            "MACs per GEMV core per clock (32 INT4 weights)",
+            range(1, 1024, "at least 1 (ceil(K / width) clocks a row); 1,024 is a modelling cap"));
     v.field("pipeline_latency_cycles", pipeline_latency_cycles,
-            "5-stage reduction tree plus output register", range(0, 1000));
+            "5-stage reduction tree plus output register",
+            range(0, 1000, "0 = no pipeline (RTL: 6); 1,000 is a modelling cap"));
     v.field("scale_group", scale_group,
-            "Weights per BF16 scale with w_scale; 0 = one scale per output row", range(0, 65535));
+            "Weights per BF16 scale with w_scale; 0 = one scale per output row",
+            range(0, 65535, "0 = one scale per row; a group spans at most the 16-bit K field"));
     v.field("weight_fifos", weight_fifos,
             "HP channels whose weight FIFOs feed the GEMV (row n from the (n mod count)-th)",
-            items(1, 4));
+            items(1, 4), range(0, 3, "HP0 to HP3: the four HP channels with a weight FIFO"));
     v.field("head_parallel", head_parallel,
             "Accept parallel_lane bit 4: head-parallel partitioning (activation row m on core "
             "m mod cores, weight rows broadcast)");

@@ -21,25 +21,31 @@ inline const enum_table<gelu_form>& names_of(gelu_form) {
   return t;
 }
 
+// Shared by every function's pipeline latency.
+constexpr const char* kSfuLatencyRange =
+    "0 = result at once; 1,000 is a modelling cap, far above the RTL's 1 to 16 clocks";
+
 struct sfu_latency_config {
   std::uint32_t exp = 4, sqrt = 3, gelu = 12, sin = 16, cos = 16, reduce_sum = 1, scale = 3,
                 recip = 4, tanh = 12, mul = 3, add = 3, max = 1, output_register = 1;
 
   template <class V>
   void visit(V& v) {
-    v.field("exp", exp, "EXP pipeline", range(0, 1000));
-    v.field("sqrt", sqrt, "SQRT pipeline", range(0, 1000));
-    v.field("gelu", gelu, "GELU pipeline", range(0, 1000));
-    v.field("sin", sin, "SIN pipeline (CORDIC)", range(0, 1000));
-    v.field("cos", cos, "COS pipeline (CORDIC)", range(0, 1000));
-    v.field("reduce_sum", reduce_sum, "REDUCE_SUM: cycles after the last element", range(0, 1000));
-    v.field("scale", scale, "SCALE pipeline", range(0, 1000));
-    v.field("recip", recip, "RECIP pipeline (one Newton step)", range(0, 1000));
-    v.field("tanh", tanh, "TANH pipeline (extension)", range(0, 1000));
-    v.field("mul", mul, "MUL pipeline (extension)", range(0, 1000));
-    v.field("add", add, "ADD pipeline (extension)", range(0, 1000));
-    v.field("max", max, "MAX pipeline (extension)", range(0, 1000));
-    v.field("output_register", output_register, "Output register of CVO_top", range(0, 1000));
+    v.field("exp", exp, "EXP pipeline", range(0, 1000, kSfuLatencyRange));
+    v.field("sqrt", sqrt, "SQRT pipeline", range(0, 1000, kSfuLatencyRange));
+    v.field("gelu", gelu, "GELU pipeline", range(0, 1000, kSfuLatencyRange));
+    v.field("sin", sin, "SIN pipeline (CORDIC)", range(0, 1000, kSfuLatencyRange));
+    v.field("cos", cos, "COS pipeline (CORDIC)", range(0, 1000, kSfuLatencyRange));
+    v.field("reduce_sum", reduce_sum, "REDUCE_SUM: cycles after the last element",
+            range(0, 1000, kSfuLatencyRange));
+    v.field("scale", scale, "SCALE pipeline", range(0, 1000, kSfuLatencyRange));
+    v.field("recip", recip, "RECIP pipeline (one Newton step)", range(0, 1000, kSfuLatencyRange));
+    v.field("tanh", tanh, "TANH pipeline (extension)", range(0, 1000, kSfuLatencyRange));
+    v.field("mul", mul, "MUL pipeline (extension)", range(0, 1000, kSfuLatencyRange));
+    v.field("add", add, "ADD pipeline (extension)", range(0, 1000, kSfuLatencyRange));
+    v.field("max", max, "MAX pipeline (extension)", range(0, 1000, kSfuLatencyRange));
+    v.field("output_register", output_register, "Output register of CVO_top",
+            range(0, 1000, kSfuLatencyRange));
   }
 };
 
@@ -53,7 +59,8 @@ struct sfu_config {
   template <class V>
   void visit(V& v) {
     v.field("max_length", max_length,
-            "Elements per CVO instruction (the RTL stream bridge buffers 2048)", range(1, 65535));
+            "Elements per CVO instruction (the RTL stream bridge buffers 2048)",
+            range(1, 65535, "at least one element; the CVO length field is 16 bits (65,535)"));
     v.field("extensions", extensions, "Accept the platform-defined CVO codes 0x8..0xB");
     v.field("gemv_chaining", gemv_chaining,
             "Direct GEMV -> SFU path: a CVO whose source is an in-flight GEMV's result "

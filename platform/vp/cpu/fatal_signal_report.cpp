@@ -30,6 +30,9 @@ char g_firmware[512];
 const firmware_activity* g_cpu = nullptr;
 std::vector<char> g_alt_stack;
 struct sigaction g_previous[kSignalCount];
+sigjmp_buf* volatile g_recovery = nullptr;
+volatile sig_atomic_t g_recovered_signal = 0;
+volatile uintptr_t g_recovered_address = 0;
 
 // A tiny formatter over a fixed buffer (no malloc, no stdio).
 struct line {
@@ -71,6 +74,14 @@ const char* describe(int sig) {
 }
 
 void on_fatal_signal(int sig, siginfo_t* info, void*) {
+  // Firmware code faulted on its own thread: back to the entry's caller.
+  if (g_recovery && g_cpu && g_cpu->in_firmware()) {
+    g_recovered_signal = sig;
+    g_recovered_address = reinterpret_cast<uintptr_t>(info->si_addr);
+    sigjmp_buf* point = g_recovery;
+    g_recovery = nullptr;
+    siglongjmp(*point, 1);
+  }
   line l;
   l.put("pccx-vp: simulation failed: ");
   l.put(describe(sig));
@@ -101,6 +112,57 @@ void on_fatal_signal(int sig, siginfo_t* info, void*) {
 
 }  // namespace
 #endif
+
+void fatal_signal_report::set_recovery_point(sigjmp_buf* point) {
+#ifndef PCCX_HAS_ASAN
+  g_recovery = point;
+#else
+  (void)point;
+#endif
+}
+
+std::string fatal_signal_report::recovered_fault() {
+#ifndef PCCX_HAS_ASAN
+  line l;
+  l.put(describe(g_recovered_signal));
+  if (g_recovered_signal == SIGSEGV || g_recovered_signal == SIGBUS) {
+    l.put(" at address ");
+    l.put_hex(g_recovered_address);
+  }
+  l.put(")");
+  return std::string(l.buf, l.n);
+#else
+  return "a fatal signal";
+#endif
+}
+
+std::string fatal_signal_report::signal_name(int sig) {
+  const char* abbrev = sigabbrev_np(sig);
+  return abbrev ? "SIG" + std::string(abbrev) : "signal " + std::to_string(sig);
+}
+
+bool fatal_signal_report::ends_process(int sig) {
+  struct sigaction now {};
+  if (sigaction(sig, nullptr, &now) != 0) return false;
+  if (now.sa_handler == SIG_IGN) return false;
+  if (now.sa_handler != SIG_DFL)
+#ifndef PCCX_HAS_ASAN
+    return (now.sa_flags & SA_SIGINFO) && now.sa_sigaction == on_fatal_signal;
+#else
+    return false;
+#endif
+  switch (sig) {  // the signals whose default action is to ignore or stop
+    case SIGCHLD:
+    case SIGURG:
+    case SIGWINCH:
+    case SIGCONT:
+    case SIGSTOP:
+    case SIGTSTP:
+    case SIGTTIN:
+    case SIGTTOU: return false;
+    default: return true;
+  }
+}
 
 fatal_signal_report::fatal_signal_report(const std::string& firmware_name,
                                          const firmware_activity& cpu) {

@@ -4,6 +4,7 @@
 #include <cstdio>
 
 #include "infra/text/hex.h"
+#include "platform/vp/cpu/fatal_signal_report.h"
 #include "models/memory/common/traffic.h"
 #include "pccx_npu_regs.h"
 #include "uCA_v1_hal.h"
@@ -29,6 +30,7 @@ firmware_cpu::firmware_cpu(sc_core::sc_module_name name, const params& p, run_co
       control_(control),
       names_(names),
       mmio_trace_(traces ? traces->channel("mmio") : nullptr),
+      poll_watch_(p.livelock_reads),
       log_(sc_core::sc_module::name()) {
   SC_THREAD(run);
   set_stack_size(params_.stack_bytes);
@@ -70,11 +72,20 @@ void firmware_cpu::run() {
     rc = runner_->run();
     if (rc == 0 && host_after_) host_after_();
   } else {
+    // A fault in firmware code comes back here (fatal_signal_report.h)
+    // and ends the run, not the process.
+    sigjmp_buf back;
+    if (sigsetjmp(back, 1) != 0)
+      firmware_escaped("crashed with " + fatal_signal_report::recovered_fault() +
+                       " in firmware code");
+    fatal_signal_report::set_recovery_point(&back);
     // An exception out of firmware code ends the run with what it says;
     // the kernel's own unwinding of this thread passes through.
     try {
       rc = entry_();
+      fatal_signal_report::set_recovery_point(nullptr);
     } catch (const sc_core::sc_unwind_exception&) {
+      fatal_signal_report::set_recovery_point(nullptr);
       throw;
     } catch (const std::exception& e) {
       firmware_escaped("threw a C++ exception (" + std::string(e.what()) + ")");
@@ -105,6 +116,19 @@ void firmware_cpu::fault(const std::string& message) {
   qk_.sync();
   control_.fail(message);
   park();
+}
+
+void firmware_cpu::livelocked(const poll_watch::livelock& l, const std::string& where) {
+  const std::string reg = where.empty() ? hex32(params_.mmio_base + l.offset)
+                                        : where + " (" + hex32(params_.mmio_base + l.offset) + ")";
+  const std::string state = describe_platform_state ? describe_platform_state() : std::string();
+  fault("firmware " + firmware_name_ + " is stuck polling " + reg + ": " +
+        std::to_string(l.reads) + " reads in a row" +
+        (l.registers > 1 ? " of " + std::to_string(l.registers) + " registers" : std::string()) +
+        " returned what they returned before (" + reg + " = " + hex32(l.value) +
+        ") while nothing in the platform moved (no instruction retired, no DDR transfer by a "
+        "device, no byte through a stream FIFO), so the loop cannot end" +
+        (state.empty() ? "" : "; " + state) + " (simulation.livelock_reads)");
 }
 
 bool firmware_cpu::on_firmware_thread() const {
@@ -197,6 +221,10 @@ void firmware_cpu::transact(tlm::tlm_command cmd, uint32_t offset, uint32_t& dat
     mmio_trace_->write(rec);
   }
   PCCX_LOG(log_, trace, (is_write ? "W " : "R ") << where << " = " << hex32(data));
+  if (is_write)
+    poll_watch_.write();
+  else if (auto stuck = poll_watch_.read(offset, data))
+    livelocked(*stuck, where);
   check_wall_clock();
   if (qk_.need_sync()) qk_.sync();
 }
@@ -250,6 +278,7 @@ void firmware_cpu::host_transfer(tlm::tlm_command cmd, uint64_t ddr_addr, uint8_
 void firmware_cpu::host_write(uint64_t ddr_addr, const void* src, uint32_t bytes) {
   hal_call in_platform(*this);
   // The controller only reads from the buffer on a write.
+  poll_watch_.write();  // the firmware did something
   host_transfer(tlm::TLM_WRITE_COMMAND, ddr_addr,
                 const_cast<uint8_t*>(static_cast<const uint8_t*>(src)), bytes);
 }

@@ -27,6 +27,7 @@
 #include "platform/vp/bus/address_router.h"
 #include "platform/vp/cpu/elf_runner.h"
 #include "platform/vp/cpu/firmware_activity.h"
+#include "platform/vp/cpu/poll_watch.h"
 #include "platform/vp/top/run_control.h"
 
 namespace pccx::vp {
@@ -46,6 +47,9 @@ class firmware_cpu : public sc_core::sc_module {
     double clock_mhz = 1333.0;
     double cycles_per_instruction = 1.0;
     elf_layout elf;
+    // MMIO reads in a row that change nothing before a polling loop counts
+    // as stuck (poll_watch.h); 0: never.
+    uint64_t livelock_reads = 0;
   };
 
   SC_HAS_PROCESS(firmware_cpu);
@@ -64,6 +68,7 @@ class firmware_cpu : public sc_core::sc_module {
   // simulator runs it (load_elf checks its layout; throws firmware_error).
   void load(firmware_entry entry, const std::string& firmware_name);
   void load_elf(std::shared_ptr<const elf_image> elf);
+  const std::string& firmware_name() const { return firmware_name_; }
   // Host-side work done on this thread around an ELF's run, as host code
   // does it around its own entry: `before` places data in DDR
   // (pccx_host_write, which the ELF's view of DDR sees), `after` reads
@@ -103,6 +108,14 @@ class firmware_cpu : public sc_core::sc_module {
   // INSTR_HI pair issued and this text of it (the platform's disassembler).
   std::function<std::string(uint64_t word)> describe_instruction;
 
+  // A polling loop that cannot end (poll_watch.h) fails the run: the
+  // platform's progress as one growing number, and what the platform is
+  // doing, for the message.
+  void set_progress_probe(std::function<uint64_t()> probe) {
+    poll_watch_.set_progress_probe(std::move(probe));
+  }
+  std::function<std::string()> describe_platform_state;
+
   // Each HAL call ends the run once the watchdog's wall-clock limit passed.
   void set_watchdog(const wall_clock_watchdog* watchdog) { watchdog_ = watchdog; }
   // Firmware code or platform code, for the watchdog and crash reports.
@@ -131,6 +144,7 @@ class firmware_cpu : public sc_core::sc_module {
   void check_wall_clock();
   int sleep_until_idle(uint32_t timeout_us);
   void transact(tlm::tlm_command cmd, uint32_t offset, uint32_t& data);
+  [[noreturn]] void livelocked(const poll_watch::livelock& l, const std::string& where);
   void host_transfer(tlm::tlm_command cmd, uint64_t ddr_addr, uint8_t* data, uint32_t bytes);
   // Ends the run as failed and parks the firmware thread for good.
   [[noreturn]] void fault(const std::string& message);
@@ -149,6 +163,7 @@ class firmware_cpu : public sc_core::sc_module {
   const address_router& names_;
   trace::jsonl_trace* mmio_trace_;
   uint32_t instr_lo_ = 0;  // the last INSTR_LO written, for the MMIO trace
+  poll_watch poll_watch_;
   log::logger log_;
   tlm_utils::tlm_quantumkeeper qk_;
   firmware_entry entry_ = nullptr;

@@ -1,7 +1,8 @@
 // The uCA HAL and the host-memory calls (pccx_host_mem.h) of the virtual
 // platform: the only firmware symbols the platform supplies. Everything above it (uCA API, drivers,
 // programs) comes from the firmware being run. pccx-vp exports exactly these symbols to a loaded
-// firmware object (see hal_exports.list), and exit and _exit, which end a run, not the process.
+// firmware object (see hal_exports.list), and exit, _exit, abort and raise, which end a run, not
+// the process.
 #include <dlfcn.h>
 #include <unistd.h>
 
@@ -10,6 +11,7 @@
 #include <string>
 
 #include "pccx_host_mem.h"
+#include "platform/vp/cpu/fatal_signal_report.h"
 #include "platform/vp/cpu/firmware_cpu.h"
 #include "uCA_v1_hal.h"
 
@@ -82,6 +84,26 @@ void exit(int status) noexcept {
 
 void _exit(int status) noexcept {
   end_run_or_process("_exit", status);
+}
+
+// abort() (an assert that failed, a fatal error path) and raise() of a
+// signal that would end the process: on the firmware's thread they end the
+// run with what the firmware did, so the outputs and the end check follow.
+void abort(void) noexcept {
+  if (auto* c = pccx::vp::firmware_cpu::current(); c && c->on_firmware_thread())
+    c->firmware_escaped("called abort() (an assert that failed?)");
+  using abort_fn = void (*)(void);
+  reinterpret_cast<abort_fn>(dlsym(RTLD_NEXT, "abort"))();
+  __builtin_unreachable();
+}
+
+int raise(int sig) noexcept {
+  if (auto* c = pccx::vp::firmware_cpu::current();
+      c && c->on_firmware_thread() && pccx::vp::fatal_signal_report::ends_process(sig))
+    c->firmware_escaped("raised signal " + std::to_string(sig) + " (" +
+                        pccx::vp::fatal_signal_report::signal_name(sig) + ")");
+  using raise_fn = int (*)(int);
+  return reinterpret_cast<raise_fn>(dlsym(RTLD_NEXT, "raise"))(sig);
 }
 
 }  // extern "C"

@@ -1,5 +1,7 @@
 #include "platform/vp/top/platform_top.h"
 
+#include "infra/text/hex.h"
+
 namespace pccx::vp {
 
 platform_top::platform_top(const runtime_params& rt, trace::trace_hub& traces,
@@ -45,6 +47,17 @@ platform_top::platform_top(const runtime_params& rt, trace::trace_hub& traces,
     npu.counters().add(a.write ? PCCX_PERF_DDR_WR_BYTES : PCCX_PERF_DDR_RD_BYTES, a.bytes);
   });
 
+  // What can end a polling loop: an instruction retiring, a device's DDR
+  // transfer, bytes through a stream FIFO.
+  cpu.set_progress_probe([this] {
+    uint64_t moved = npu.cmd().retired() + npu.counters().value(PCCX_PERF_DDR_RD_BYTES) +
+                     npu.counters().value(PCCX_PERF_DDR_WR_BYTES);
+    for (unsigned ch = 0; ch < PCCX_DMA_CHANNELS; ++ch)
+      moved += fifo(ch).statistics().bytes_pushed + fifo(ch).statistics().bytes_popped;
+    return moved;
+  });
+  cpu.describe_platform_state = [this] { return npu_state(); };
+
   cpu.describe_instruction = [limits = rt.npu.limits()](uint64_t word) {
     return isa::disassemble(word, limits);
   };
@@ -60,6 +73,11 @@ platform_top::platform_top(const runtime_params& rt, trace::trace_hub& traces,
       control.fail("lint error: " + w.text());
     });
 
+  // A write the NPU will never take ends the run at its first cause.
+  npu.hung_writes().subscribe([this](const std::string& what) {
+    control.fail("firmware " + cpu.firmware_name() + ": " + what);
+  });
+
   if (rt.npu.strict) {
     for (auto& ch : dma)
       ch->faults.subscribe([this](const mem::dma_fault& f) {
@@ -72,6 +90,19 @@ platform_top::platform_top(const runtime_params& rt, trace::trace_hub& traces,
                    "): " + e.detail);
     });
   }
+}
+
+std::string platform_top::npu_state() const {
+  const npu::command_processor& cmd = npu.cmd();
+  if (const npu::npu_error* e = cmd.error())
+    return "the NPU is halted at " + isa::error_name(e->code) + " on instruction #" +
+           std::to_string(e->seq) + " (" + text::hex_word(e->word) + ": " + e->detail +
+           "), latched at the first error and never cleared, and CMD_IN holds " +
+           std::to_string(npu.fifo().level()) + " words";
+  if (cmd.in_flight() > 0)
+    return "the NPU holds " + std::to_string(cmd.in_flight()) +
+           " instructions in flight that cannot finish";
+  return "the NPU is idle (" + std::to_string(cmd.retired()) + " instructions retired)";
 }
 
 }  // namespace pccx::vp

@@ -40,6 +40,9 @@ class platform_top {
   // The stream FIFO behind DMA channel `channel`: the weight FIFOs behind
   // HP0..HP3, the CDC FIFOs of ACP_FMAP and ACP_RESULT (owned by the NPU).
   mem::stream_fifo& fifo(unsigned channel) { return npu.stream_fifo(channel); }
+  // The NPU's state in words, for a message about a run that cannot go on:
+  // halted at an error (which, on what), work in flight, or idle.
+  std::string npu_state() const;
 
  private:
   sc_core::sc_signal<bool> npu_irq_;

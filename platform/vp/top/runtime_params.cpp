@@ -14,11 +14,13 @@ runtime_params to_runtime(const config::platform_config& cfg) {
   rt.npu.core_period = sc_time(1000.0 / cfg.clocks.core_mhz, SC_NS);
   rt.npu.strict = cfg.simulation.strict;
   rt.npu.lint = cfg.simulation.lint;
+  rt.npu.inject_fault_at = cfg.simulation.inject_npu_fault_at;
 
   rt.cpu.mmio_base = cfg.memory_map.npu_base;
   rt.cpu.stack_bytes = static_cast<size_t>(cfg.cpu.stack_kib) * 1024u;
   rt.cpu.clock_mhz = cfg.cpu.clock_mhz;
   rt.cpu.cycles_per_instruction = cfg.cpu.cycles_per_instruction;
+  rt.cpu.livelock_reads = cfg.simulation.livelock_reads;
   rt.cpu.elf.npu_base = cfg.memory_map.npu_base;
   rt.cpu.elf.ddr_base = cfg.memory_map.ddr_base;
   rt.cpu.elf.ddr_size = cfg.memory_map.ddr_size;

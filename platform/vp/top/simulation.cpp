@@ -132,15 +132,9 @@ void simulate(platform_top& top, const sc_core::sc_time& max_time,
     if (!sc_core::sc_pending_activity()) {
       // A halted NPU is the usual first cause: the driver went on issuing
       // after an error and now waits for room in CMD_IN.
-      const npu::npu_error* e = top.npu.cmd().error();
-      top.control.fail(
-          "simulation stalled at " + now.to_string() +
-          ": the firmware waits but nothing is left to happen" +
-          (e ? "; the NPU is halted at " + isa::error_name(e->code) + " on instruction #" +
-                   std::to_string(e->seq) + " (" + text::hex_word(e->word) + ": " + e->detail +
-                   "), latched at the first error and never cleared, and CMD_IN holds " +
-                   std::to_string(top.npu.fifo().level()) + " words"
-             : std::string()));
+      top.control.fail("simulation stalled at " + now.to_string() +
+                       ": the firmware waits but nothing is left to happen" +
+                       (top.npu.cmd().error() ? "; " + top.npu_state() : std::string()));
       break;
     }
     // Each slice reaches at least the next event, so starvation inside it

@@ -1,7 +1,8 @@
 /* stall_full_fifo: halts the NPU with an illegal word, then writes one word
  * more than CMD_IN holds without clearing the error. The INSTR_HI write of
  * the last word waits for a free FIFO slot that never comes, and nothing
- * else can happen: the run ends as stalled. */
+ * else can happen: the platform ends the run at that write, naming the NPU
+ * error that halted it. */
 #include <stdint.h>
 
 #include "pccx_firmware.h"

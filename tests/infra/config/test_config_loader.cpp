@@ -17,7 +17,7 @@ struct block_config {
   template <class V>
   void visit(V& v) {
     v.field("kind", kind, "Block kind", one_of({"attention", "mlp"}));
-    v.field("heads", heads, "Attention heads", range(1, 128));
+    v.field("heads", heads, "Attention heads", range(1, 128, "test heads"));
   }
 };
 
@@ -33,10 +33,10 @@ struct model_config {
   template <class V>
   void visit(V& v) {
     v.field("name", name, "Model name");
-    v.field("layers", layers, "Layer count", range(1, 1000));
-    v.field("bias", bias, "Signed offset", range(-100, 100));
+    v.field("layers", layers, "Layer count", range(1, 1000, "test layers"));
+    v.field("bias", bias, "Signed offset", range(-100, 100, "test bias"));
     v.field("weights_bytes", weights_bytes, "Weight blob size", hex());
-    v.field("dims", dims, "Dimensions", items(1, 4), range(1, 4096));
+    v.field("dims", dims, "Dimensions", items(1, 4), range(1, 4096, "test dims"));
     v.field("blocks", blocks, "Blocks, one per layer");
     v.field("tags", tags, "Free-form tags");
   }

@@ -54,6 +54,12 @@ TEST(ConfigDocs, DescribeKeysRows) {
   for (const auto& [ptr, k] : rows) EXPECT_FALSE(k.doc.empty()) << ptr << " has no description";
 }
 
+// Every numeric key has a minimum and a maximum the platform can run with,
+// and says why.
+TEST(ConfigDocs, EveryNumericKeyHasAReasonedRange) {
+  for (const auto& line : unexplained_ranges(describe_keys())) ADD_FAILURE() << line;
+}
+
 TEST(ConfigDocs, EveryValueInTheTreeIsDescribed) {
   auto rows = rows_by_pointer();
   const std::regex index("/[0-9]+(/|$)");

@@ -36,10 +36,12 @@ std::string key_table() {
                          pccx::config::to_json_as(llmtest::gemma_doc()),
                          pccx::config::to_json_as(llmtest::tiny())};
   std::string t =
-      "| Key | Type | Constraint | Meaning | gemma3n-e4b | gemma3n-e4b-pccx-doc | tiny |\n"
-      "|---|---|---|---|---|---|---|\n";
+      "| Key | Type | Constraint | Meaning | Why this range | gemma3n-e4b | gemma3n-e4b-pccx-doc | "
+      "tiny |\n"
+      "|---|---|---|---|---|---|---|---|\n";
   for (const auto& k : pccx::config::describe_keys_as<model_config>()) {
-    t += "| " + code(k.pointer) + " | " + k.type + " | " + k.constraint + " | " + k.doc + " |";
+    t += "| " + code(k.pointer) + " | " + k.type + " | " + k.constraint + " | " + k.doc + " | " +
+         k.range_reason + " |";
     for (const json& m : models) t += " " + cell_value(m, k.pointer) + " |";
     t += "\n";
   }
@@ -206,6 +208,12 @@ void check_block(const std::string& name, const std::string& want) {
 }
 
 }  // namespace
+
+TEST(LlmDocs, EveryNumericKeyHasAReasonedRange) {
+  for (const auto& line : pccx::config::unexplained_ranges(
+           pccx::config::describe_keys_as<model_config>()))
+    ADD_FAILURE() << line;
+}
 
 TEST(LlmDocs, KeyTable) {
   check_block("model-keys", key_table());
