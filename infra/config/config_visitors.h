@@ -269,7 +269,8 @@ void decode(const nlohmann::json& j, T& out, const field_spec<leaf_t<T>>& s, con
     }
     T lo = s.lo.value_or(0);
     T hi = s.hi.value_or(std::numeric_limits<T>::max());
-    if (!ok || v < lo || v > hi) return fail_range();
+    if (!ok) return fail(detail::expectation(s));
+    if (v < lo || v > hi) return fail_range();
     out = static_cast<T>(v);
   } else if constexpr (is_signed_field_v<T>) {
     std::int64_t v = 0;
@@ -284,7 +285,8 @@ void decode(const nlohmann::json& j, T& out, const field_spec<leaf_t<T>>& s, con
     }
     T lo = s.lo.value_or(std::numeric_limits<T>::min());
     T hi = s.hi.value_or(std::numeric_limits<T>::max());
-    if (!ok || v < lo || v > hi) return fail_range();
+    if (!ok) return fail(detail::expectation(s));
+    if (v < lo || v > hi) return fail_range();
     out = static_cast<T>(v);
   } else if constexpr (std::is_floating_point_v<T>) {
     if (!j.is_number()) return fail(detail::expectation(s));

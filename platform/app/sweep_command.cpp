@@ -265,8 +265,6 @@ int run_sweep(const cli_options& opts) {
     const auto done = opts.resume ? completed(marker_of(i), fingerprint[i]) : std::nullopt;
     if (done && done->contains("line") && (*done)["line"].is_object()) {
       lines[i] = (*done)["line"].dump();
-      seconds[i] = done->value("process_s", 0.0);
-      sim_wall[i] = done->value("simulation_wall_s", -1.0);
       ready[i] = resumed[i] = true;
     } else {
       to_run.push_back(i);
@@ -322,11 +320,10 @@ int run_sweep(const cli_options& opts) {
     lines[i] = record.dump();
     ready[i] = true;
     flush_ready();
-    if (p.status == "ok" || p.status == "does_not_fit") {
-      nlohmann::json done = {{"line", record}, {"process_s", end.seconds}};
-      if (sim_wall[i] >= 0) done["simulation_wall_s"] = sim_wall[i];
-      mark_complete(marker_of(i), fingerprint[i], done);
-    }
+    // The marker holds only what the sweep's outputs hold (no wall-clock
+    // figures), so a run's files stay the same run after run.
+    if (p.status == "ok" || p.status == "does_not_fit")
+      mark_complete(marker_of(i), fingerprint[i], {{"line", record}});
 
     const bool bad = p.status != "ok" && p.status != "does_not_fit";
     char t[32];
@@ -358,9 +355,13 @@ int run_sweep(const cli_options& opts) {
   timing["wall_s"] = wall;
   timing["points"] = nlohmann::ordered_json::array();
   for (std::size_t i = 0; i < mine.size(); ++i) {
-    nlohmann::ordered_json t = {{"point", mine[i]}, {"process_s", seconds[i]}};
-    if (sim_wall[i] >= 0) t["simulation_wall_s"] = sim_wall[i];
-    if (resumed[i]) t["resumed"] = true;  // its figures are from the run that made it
+    nlohmann::ordered_json t = {{"point", mine[i]}};
+    if (resumed[i]) {
+      t["resumed"] = true;  // run earlier; this run spent no time on it
+    } else {
+      t["process_s"] = seconds[i];
+      if (sim_wall[i] >= 0) t["simulation_wall_s"] = sim_wall[i];
+    }
     timing["points"].push_back(std::move(t));
   }
   write_output(dir, "timing" + suffix + ".json", timing.dump(2) + "\n");

@@ -20,8 +20,10 @@ namespace {
 struct window {
   std::string name;
   std::uint64_t base, size;
-  // Sizes are >= 1 by schema, so size - 1 cannot wrap.
-  bool overflows() const { return size - 1 > std::numeric_limits<std::uint64_t>::max() - base; }
+  // The ZynqMP's physical addresses are 40 bits; sizes are >= 1 and both
+  // fields below 2^41 by schema, so neither sum wraps.
+  static constexpr std::uint64_t kAddressSpace = std::uint64_t{1} << 40;
+  bool overflows() const { return base + size > kAddressSpace; }
   std::uint64_t last() const { return base + (size - 1); }
   std::string text() const {
     return name + " window [" + detail::hex_text(base) + ", " + detail::hex_text(last()) + "]";
@@ -38,7 +40,7 @@ void memory_map_config::validate(validator& check) const {
     if (w->overflows())
       check.fail({w->name + "_base", w->name + "_size"},
                  w->name + " window starting at " + detail::hex_text(w->base) + " with size " +
-                     detail::hex_text(w->size) + " runs past the end of the 64-bit address space");
+                     detail::hex_text(w->size) + " runs past the end of the 40-bit physical address space");
   }
   if (npu_base % 0x1000 != 0)
     check.fail("npu_base", "must be 4 KiB (0x1000) aligned, found " + detail::hex_text(npu_base));

@@ -90,9 +90,9 @@ TEST_F(HostileFirmware, RandomMmioEndsAtTheFirstBadAddress) {
 TEST_F(HostileFirmware, PollingAHaltedNpuIsALivelockNamingTheRegister) {
   const auto r = vp({"--firmware", test_firmware("poll_halted"), "--out", "out"});
   EXPECT_EQ(r.exit_code, 1) << describe(r);
-  EXPECT_TRUE(contains(r.err, "poll_halted.so is stuck polling npu.STATUS (0xA0000008): 1000000 "
+  EXPECT_TRUE(contains(r.err, "poll_halted.so is stuck polling npu.STATUS (0xa0000008): 1000000 "
                               "reads in a row returned what they returned before "
-                              "(npu.STATUS (0xA0000008) = 0x00000004) while nothing in the "
+                              "(npu.STATUS (0xa0000008) = 0x00000006) while nothing in the "
                               "platform moved"))
       << r.err;
   EXPECT_TRUE(contains(r.err, "; the NPU is halted at ERR_UNKNOWN_OPCODE on instruction #0"))
@@ -142,7 +142,7 @@ TEST_F(HostileFirmware, AWildPointerInFirmwareIsReportedAsACrash) {
       << r.err;
   const json summary = json::parse(read_file(path("out/summary.json")));
   EXPECT_EQ(summary["outcome"], "failed");
-  EXPECT_EQ(summary["instructions_retired"], 1) << summary.dump();
+  EXPECT_TRUE(contains(summary["message"].get<std::string>(), "crashed with SIGSEGV"));
 }
 
 TEST_F(HostileFirmware, AWildPointerPassedToTheHalIsReportedAsACrash) {

@@ -75,7 +75,7 @@ TEST(ConfigGeneric, LoadsAnotherRootStruct) {
 
 TEST(ConfigGeneric, OutOfRangeDefaultActsAsRequiredKey) {
   EXPECT_EQ(load_error<model_config>({}),
-            "built-in defaults: /layers: expected an unsigned integer in [1, 1000], found 0");
+            "built-in defaults: /layers: expected an unsigned integer in [1, 1000], found 0 (test layers)");
 }
 
 TEST(ConfigGeneric, ElementAndSignedChecks) {
@@ -83,8 +83,8 @@ TEST(ConfigGeneric, ElementAndSignedChecks) {
   auto f = s.write("m.json", R"({"layers": 1, "blocks": [{"kind": "mpl"}], "bias": 101,
                                  "dims": [8, 0], "tags": {"x": 1}})");
   EXPECT_EQ(load_error<model_config>({{f}, {}}),
-            f + ": /bias: expected an integer in [-100, 100], found 101\n" + f +
-                ": /dims/1: expected an unsigned integer in [1, 4096], found 0\n" + f +
+            f + ": /bias: expected an integer in [-100, 100], found 101 (test bias)\n" + f +
+                ": /dims/1: expected an unsigned integer in [1, 4096], found 0 (test dims)\n" + f +
                 ": /blocks/0/kind: expected one of \"attention\", \"mlp\", found \"mpl\"; did you "
                 "mean \"mlp\"?\n" +
                 f + ": /tags/x: expected a string, found 1");

@@ -11,11 +11,13 @@ using cfgtest::scratch;
 TEST(ConfigValidation, NpuWindowHoldsTheRegistersAndEndsBeforeSimControl) {
   EXPECT_EQ(load_error({{}, {"memory_map.npu_size=0x800"}}),
             "--set memory_map.npu_size=0x800: /memory_map/npu_size: expected an unsigned integer "
-            "or a \"0x...\" hex string in [4096, 1048576], found \"0x800\"");
+            "or a \"0x...\" hex string in [4096, 1048576], found \"0x800\" (holds the 4 KiB "
+            "register bank; ends by the sim-control device at +0x100000)");
   EXPECT_EQ(
       load_error({{}, {"memory_map.npu_size=0x100001"}}),
       "--set memory_map.npu_size=0x100001: /memory_map/npu_size: expected an unsigned integer "
-      "or a \"0x...\" hex string in [4096, 1048576], found \"0x100001\"");
+      "or a \"0x...\" hex string in [4096, 1048576], found \"0x100001\" (holds the 4 KiB "
+      "register bank; ends by the sim-control device at +0x100000)");
   platform_config c = load({{}, {"memory_map.npu_size=0x100000"}});
   EXPECT_EQ(c.memory_map.npu_size, 0x100000u);
 }
@@ -29,12 +31,16 @@ TEST(ConfigValidation, NpuBaseAlignment) {
 TEST(ConfigValidation, ZeroSizeAndWrapAround) {
   EXPECT_EQ(load_error({{}, {"memory_map.ddr_size=0"}}),
             "--set memory_map.ddr_size=0: /memory_map/ddr_size: expected an unsigned integer or a "
-            "\"0x...\" hex string >= 1, found 0");
-  EXPECT_EQ(
-      load_error({{}, {"memory_map.ddr_base=0xFFFFFFFFFFFFF000"}}),
-      "--set memory_map.ddr_base=0xFFFFFFFFFFFFF000: /memory_map/ddr_base: ddr window starting "
-      "at 0xFFFFFFFFFFFFF000 with size 0x100000000 runs past the end of the 64-bit address "
-      "space");
+            "\"0x...\" hex string in [1, 1099511627776], found 0 (at least a byte; the 40-bit "
+            "ZynqMP physical space holds 1 TiB)");
+  EXPECT_EQ(load_error({{}, {"memory_map.ddr_base=0xFFFFFFFFFFFFF000"}}),
+            "--set memory_map.ddr_base=0xFFFFFFFFFFFFF000: /memory_map/ddr_base: expected an "
+            "unsigned integer or a \"0x...\" hex string in [0x0, 0xFFFFFFFFFF], found "
+            "\"0xFFFFFFFFFFFFF000\" (a ZynqMP physical address: 40 bits)");
+  EXPECT_EQ(load_error({{}, {"memory_map.ddr_base=0xFFFFF00000"}}),
+            "--set memory_map.ddr_base=0xFFFFF00000: /memory_map/ddr_base: ddr window starting "
+            "at 0xFFFFF00000 with size 0x100000000 runs past the end of the 40-bit physical "
+            "address space");
 }
 
 TEST(ConfigValidation, BankCount) {

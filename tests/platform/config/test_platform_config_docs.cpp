@@ -37,8 +37,8 @@ TEST(ConfigDocs, DescribeKeysRows) {
   EXPECT_EQ(fifo.doc, "Depth of the CMD_IN instruction FIFO");
 
   EXPECT_EQ(rows["/memory_map/npu_base"].default_value, "\"0xA0000000\"");
-  EXPECT_EQ(rows["/memory_map/npu_base"].constraint, "\"0x...\" accepted");
-  EXPECT_EQ(rows["/memory_map/ddr_size"].constraint, ">= 1; \"0x...\" accepted");
+  EXPECT_EQ(rows["/memory_map/npu_base"].constraint, "[0x0, 0xFFFFE00000]; \"0x...\" accepted");
+  EXPECT_EQ(rows["/memory_map/ddr_size"].constraint, "[1, 1099511627776]; \"0x...\" accepted");
   EXPECT_EQ(rows["/memory_map/npu_size"].constraint, "[4096, 1048576]; \"0x...\" accepted");
   EXPECT_EQ(rows["/clocks/core_mhz"].constraint, "[1.0, 2000.0]");
   EXPECT_EQ(rows["/clocks/core_mhz"].type, "number");

@@ -162,7 +162,7 @@ TEST(ConfigSet, TypeErrorNamesTheSet) {
             "--set simulation.strict=1: /simulation/strict: expected a boolean, found 1");
   EXPECT_EQ(load_error({{}, {"memory_map.npu_base=0xA000_0000"}}),
             "--set memory_map.npu_base=0xA000_0000: /memory_map/npu_base: expected an unsigned "
-            "integer or a \"0x...\" hex string, found \"0xA000_0000\"");
+            "integer or a \"0x...\" hex string in [0x0, 0xFFFFE00000], found \"0xA000_0000\"");
 }
 
 TEST(ConfigSet, PathThroughScalarOrBadIndex) {
@@ -181,7 +181,8 @@ TEST(ConfigSet, OverrideOfFileValueIsBlamedOnTheSet) {
   auto a = s.write("a.json", R"({"npu": {"gemv_cores": 8}})");
   EXPECT_EQ(
       load_error({{a}, {"npu.gemv_cores=0"}}),
-      "--set npu.gemv_cores=0: /npu/gemv_cores: expected an unsigned integer in [1, 32], found 0");
+      "--set npu.gemv_cores=0: /npu/gemv_cores: expected an unsigned integer in [1, 32], found 0"
+      " (at least one core; 32 is a modelling cap, 8x the four v002 cores)");
 }
 
 TEST(ConfigLayering, ASectionProblemBlamesTheFileThatSetItsFields) {
@@ -225,11 +226,13 @@ TEST(ConfigErrors, ValueOutOfRange) {
             x + ": /npu/cmd_fifo_depth: expected an unsigned integer in [1, 1024], found -3");
   auto y = s.write("y.json", R"({"clocks": {"axi_mhz": 2000.5}})");
   EXPECT_EQ(load_error({{y}, {}}),
-            y + ": /clocks/axi_mhz: expected a number in [1.0, 2000.0], found 2000.5");
+            y + ": /clocks/axi_mhz: expected a number in [1.0, 2000.0], found 2000.5 (above 0 for "
+                "a finite period; 2 GHz is a modelling cap over the 400 and 250 MHz PL clocks)");
   auto z = s.write("z.json", R"({"cpu": {"stack_kib": 5000000000}})");
   EXPECT_EQ(
       load_error({{z}, {}}),
-      z + ": /cpu/stack_kib: expected an unsigned integer in [64, 1048576], found 5000000000");
+      z + ": /cpu/stack_kib: expected an unsigned integer in [64, 1048576], found 5000000000 "
+          "(64 KiB for the host-compiled firmware's frames; 1 GiB caps the host allocation)");
 }
 
 TEST(ConfigErrors, WrongType) {
@@ -318,7 +321,8 @@ TEST(ConfigErrors, AllProblemsReportedTogether) {
         b + ": /clocks/core_mhz: expected a number in [1.0, 2000.0], found \"fast\"",
         a + ": /simulation/strict: expected a boolean, found \"no\"",
         a + ": /npu/cmd_fifo_depth: expected an unsigned integer in [1, 1024], found -3",
-        "--set npu.l2.ports=3: /npu/l2/ports: expected an unsigned integer in [1, 2], found 3",
+        "--set npu.l2.ports=3: /npu/l2/ports: expected an unsigned integer in [1, 2], found 3 (1 "
+        "= both sides share a port; 2 = the URAM's true dual port (ACP, compute))",
         a + ": /npu/gemv_corez: unknown key; did you mean \"gemv_cores\"?",
     };
     EXPECT_EQ(e.messages(), expected);
@@ -348,14 +352,15 @@ TEST(ConfigErrors, HexStringsAreChecked) {
                                                 "ddr_base": "0x10000000000000000"}})");
   EXPECT_EQ(load_error({{x}, {}}),
             x +
-                ": /memory_map/npu_base: expected an unsigned integer or a \"0x...\" hex string, "
-                "found \"0xZZ\"\n" +
+                ": /memory_map/npu_base: expected an unsigned integer or a \"0x...\" hex string "
+                "in [0x0, 0xFFFFE00000], found \"0xZZ\"\n" +
                 x +
                 ": /memory_map/ddr_base: expected an unsigned integer or a \"0x...\" hex "
-                "string, found \"0x10000000000000000\"\n" +
+                "string in [0x0, 0xFFFFFFFFFF], found \"0x10000000000000000\"\n" +
                 x +
                 ": /memory_map/ddr_size: expected an unsigned integer or a \"0x...\" hex string "
-                ">= 1, found \"0x0\"");
+                "in [1, 1099511627776], found \"0x0\" (at least a byte; the 40-bit ZynqMP "
+                "physical space holds 1 TiB)");
   // Hex is only for fields that declare it.
   auto y = s.write("y.json", R"({"npu": {"gemv_cores": "0x4"}})");
   EXPECT_EQ(load_error({{y}, {}}),

@@ -114,10 +114,13 @@ TEST(RunOutcomes, TimeLimitEndsAPollingLoop) {
   EXPECT_DOUBLE_EQ(r.sim_time_ns, 1e6);
 }
 
-TEST(RunOutcomes, WriterBlockedOnAHaltedNpuIsReportedAsStalled) {
+// The write that can never complete ends the run there, naming the error.
+TEST(RunOutcomes, WriterBlockedOnAHaltedNpuEndsTheRunAtThatWrite) {
   auto r = run(&overfills_halted_npu);
   EXPECT_EQ(r.state, vp::run_control::state::failed);
-  EXPECT_NE(r.message.find("stalled"), std::string::npos) << r.message;
+  EXPECT_NE(r.message.find("INSTR_HI written with CMD_IN full"), std::string::npos) << r.message;
+  EXPECT_NE(r.message.find("while the NPU is halted at ERR_UNKNOWN_OPCODE"), std::string::npos)
+      << r.message;
 }
 
 TEST(RunOutcomes, StrictModeEndsTheRunAtTheFirstNpuError) {

@@ -193,7 +193,8 @@ TEST(ModelConfigErrors, TypesRangesAndUnknownKeys) {
   const std::string f = model_path("gemma3n-e4b");
   EXPECT_EQ(load_error(f, {"attention.kv_heads=0"}),
             "--set attention.kv_heads=0: /attention/kv_heads: expected an unsigned integer in "
-            "[1, 4096], found 0");
+            "[1, 4096], found 0 (at least one head; 4,096 is a modelling cap (Gemma 3n: 8 query, "
+            "2 KV heads))");
   EXPECT_EQ(load_error(f, {"attention.sliding_windw=8"}),
             "--set attention.sliding_windw=8: /attention/sliding_windw: unknown key; did you mean "
             "\"sliding_window\"?");
