@@ -156,7 +156,7 @@ if [ "$table" = 1 ]; then
 fi
 
 if [ "$micro" = 1 ]; then
-  for b in pccx_bench pccx_bench_ddr pccx_bench_gemv; do
+  for b in pccx_bench pccx_bench_ddr pccx_bench_gemv pccx_bench_plan; do
     bin="$(dirname "$exe")/../../tests/bench/$b"
     [ -x "$bin" ] || { echo "bench.sh: $bin not built (PCCX_BUILD_BENCH=ON)" >&2; exit 2; }
     echo

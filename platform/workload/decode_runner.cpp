@@ -137,12 +137,6 @@ gd_block_matrix named_matrix(const llm::ddr_plan& plan, int32_t layer, const std
   return gd_block_matrix{};
 }
 
-uint64_t vector_or_zero(const llm::ddr_plan& p, int32_t layer, const std::string& name) {
-  for (const auto& v : p.vectors)
-    if (v.param.layer == layer && v.param.name == name) return v.addr;
-  return 0;
-}
-
 double marker_time(const vp::run_result& r, const std::string& name) {
   for (size_t i = 0; i < r.markers.size(); ++i)
     if (r.markers[i] == name) return r.marker_times_ns[i];
@@ -369,21 +363,47 @@ const char* const kLayerMatrices[GD_MATRICES] = {
     "ffn_down", "altup_router", "laurel_left", "laurel_right", "ple_gate", "ple_proj"};
 
 std::vector<gd_block_layer> layer_records(const llm::model_config& m, const llm::ddr_plan& plan) {
+  // Each layer's matrices, vectors and ring slot, found in one pass over
+  // the plan: a search of the whole plan per layer would make the block
+  // quadratic in the layer count.
+  std::vector<std::vector<const llm::planned_matrix*>> matrices(m.layers);
+  std::vector<std::vector<const llm::planned_vector*>> vectors(m.layers);
+  for (const auto& pm : plan.matrices)
+    if (pm.shape.layer >= 0 && static_cast<uint32_t>(pm.shape.layer) < m.layers)
+      matrices[pm.shape.layer].push_back(&pm);
+  for (const auto& v : plan.vectors)
+    if (v.param.layer >= 0 && static_cast<uint32_t>(v.param.layer) < m.layers)
+      vectors[v.param.layer].push_back(&v);
+  constexpr uint32_t kNoRing = ~0u;
+  std::vector<std::pair<uint32_t, uint32_t>> ring_of(m.layers, {kNoRing, 0});
+  for (size_t r = 0; r < plan.kv_rings.size(); ++r)
+    for (size_t i = 0; i < plan.kv_rings[r].layers.size(); ++i)
+      if (plan.kv_rings[r].layers[i] < m.layers)
+        ring_of[plan.kv_rings[r].layers[i]] = {static_cast<uint32_t>(r), static_cast<uint32_t>(i)};
+
   std::vector<gd_block_layer> layers(m.layers, gd_block_layer{});
   for (uint32_t l = 0; l < m.layers; ++l) {
     gd_block_layer& ly = layers[l];
-    const int32_t li = static_cast<int32_t>(l);
-    const auto loc = plan.kv_of(m, l);
+    const auto [ring, index] = ring_of[m.kv_source(l)];
+    if (ring == kNoRing) throw std::out_of_range("layer " + std::to_string(l) + " has no KV ring");
     ly.ffn = m.ffn_of(l);
-    ly.ring = static_cast<uint32_t>(loc.group - plan.kv_rings.data());
-    ly.ring_index = loc.index;
+    ly.ring = ring;
+    ly.ring_index = index;
     ly.stores_kv = m.stores_kv(l) ? 1 : 0;
     ly.global = m.is_global(l) ? 1 : 0;
     ly.sparse_ffn = l < m.sparse_ffn_layers ? 1 : 0;
-    for (uint32_t k = 0; k < GD_VECTORS; ++k)
-      ly.vectors[k] = vector_or_zero(plan, li, kLayerVectors[k]);
+    for (uint32_t k = 0; k < GD_VECTORS; ++k)  // the first of a name, absent: 0
+      for (const llm::planned_vector* v : vectors[l])
+        if (v->param.name == kLayerVectors[k]) {
+          ly.vectors[k] = v->addr;
+          break;
+        }
     for (uint32_t k = 0; k < GD_MATRICES; ++k)
-      ly.matrices[k] = named_matrix(plan, li, kLayerMatrices[k]);
+      for (const llm::planned_matrix* pm : matrices[l])
+        if (pm->shape.name == kLayerMatrices[k]) {
+          ly.matrices[k] = block_matrix(*pm);
+          break;
+        }
   }
   return layers;
 }

@@ -257,8 +257,10 @@ TEST_F(DecodeTable, SigtermStopsTheCellsAndLeavesNoHalfFiles) {
 
   // --resume runs only the cells that did not finish, and the table is the
   // one a whole run writes (docs/results/data holds the main job's).
-  const auto resumed = vp({"decode-table", "--sweep", source("configs/sweeps/decode-table.json"),
-                           "--out", "t", "--jobs", "2", "--keep-outputs", "--resume"});
+  const auto resumed =
+      run({vp_exe(), "decode-table", "--sweep", source("configs/sweeps/decode-table.json"), "--out",
+           "t", "--jobs", "2", "--keep-outputs", "--resume"},
+          std::chrono::seconds(300));  // the rest of the main job, on a loaded machine
   ASSERT_EQ(resumed.exit_code, 0) << describe(resumed);
   EXPECT_TRUE(contains(resumed.err, "pccx-vp: decode-table: resuming: ")) << resumed.err;
   EXPECT_FALSE(contains(resumed.err, "resuming: 0 of")) << resumed.err;
