@@ -235,6 +235,9 @@ TEST_F(DecodeTable, KeepOutputsGivesEachCellItsFolder) {
   const auto elsewhere = vp({"--keep-outputs"});
   EXPECT_EQ(elsewhere.exit_code, 2) << describe(elsewhere);
   EXPECT_TRUE(contains(elsewhere.err, "--keep-outputs is for decode-table and sweep")) << elsewhere.err;
+  const auto resume = vp({"decode", "--model", source("configs/models/tiny.json"), "--resume"});
+  EXPECT_EQ(resume.exit_code, 2) << describe(resume);
+  EXPECT_TRUE(contains(resume.err, "--resume is for decode-table and sweep")) << resume.err;
 }
 
 // SIGTERM to a table: the running cells get it too, are waited for and
