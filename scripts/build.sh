@@ -12,11 +12,13 @@ mode="${1:-}"
 
 packages=(build-essential cmake pkg-config libsystemc-dev nlohmann-json3-dev
           libboost-program-options-dev libgtest-dev libbenchmark-dev
-          libunicorn-dev)  # the AArch64 instruction-set simulator
+          libunicorn-dev   # the AArch64 instruction-set simulator
+          libjs-dygraphs)  # the charts of the HTML reports, inlined into each report
 if [ "$mode" = test ]; then
   # The firmware programs as AArch64 ELFs, the tests that run them, and the
-  # debugger the GDB server's test drives.
-  packages+=(gcc-aarch64-linux-gnu gdb-multiarch)
+  # debugger the GDB server's test drives, and the browser the reports'
+  # test opens them in.
+  packages+=(gcc-aarch64-linux-gnu gdb-multiarch chromium)
 fi
 
 # shellcheck source=SCRIPTDIR/lib/install_missing.sh

@@ -78,6 +78,7 @@ void logger::write(level l, const std::string& message) const {
   char stamp[48];
   std::snprintf(stamp, sizeof stamp, "[%c %.6f us] ", kLetters[static_cast<int>(l)], us);
   log_config::instance().stream() << stamp << module_ << ": " << message << '\n';
+  if (l >= level::warning) log_config::instance().record({us * 1e3, l, module_, message});
 }
 
 }  // namespace pccx::log

@@ -11,6 +11,7 @@
 #include <ostream>
 #include <sstream>
 #include <string>
+#include <vector>
 
 namespace pccx::log {
 
@@ -36,7 +37,28 @@ class log_config {
   const std::set<std::string>& modules() const { return known_; }
   void note_module(const std::string& module) { known_.insert(module); }
 
+  // Warnings and errors as they were written, for a run's summary and
+  // report: the first kKeptNotices in full, the rest only counted.
+  struct notice {
+    double t_ns;
+    level lvl;
+    std::string module, text;
+  };
+  static constexpr std::size_t kKeptNotices = 100;
+  void record(const notice& n) {
+    ++notice_count_;
+    if (notices_.size() < kKeptNotices) notices_.push_back(n);
+  }
+  const std::vector<notice>& notices() const { return notices_; }
+  std::size_t notice_count() const { return notice_count_; }
+  void clear_notices() {
+    notices_.clear();
+    notice_count_ = 0;
+  }
+
  private:
+  std::vector<notice> notices_;
+  std::size_t notice_count_ = 0;
   uint64_t generation_ = 1;
   level default_ = level::info;
   std::map<std::string, level> modules_;

@@ -99,4 +99,24 @@ std::string printable_message(std::string_view message, std::size_t max_line_byt
   return out;
 }
 
+std::string markup_escaped(std::string_view text, bool keep_newlines) {
+  std::string out;
+  out.reserve(text.size());
+  for (char c : text) {
+    switch (c) {
+      case '&': out += "&amp;"; break;
+      case '<': out += "&lt;"; break;
+      case '>': out += "&gt;"; break;
+      case '"': out += "&quot;"; break;
+      case '\'': out += "&apos;"; break;
+      default: {
+        const bool control = static_cast<unsigned char>(c) < 0x20 && c != '\t' &&
+                             !(keep_newlines && c == '\n');
+        out += control ? ' ' : c;
+      }
+    }
+  }
+  return out;
+}
+
 }  // namespace pccx::text

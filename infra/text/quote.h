@@ -22,4 +22,9 @@ std::string quoted(std::string_view input, std::size_t max_bytes = 120);
 // each line is cut at `max_line_bytes`.
 std::string printable_message(std::string_view message, std::size_t max_line_bytes = 2000);
 
+// Text for XML or HTML content and attributes: & < > " ' as entities,
+// control characters (not allowed in XML 1.0) as spaces, except tabs and,
+// when `keep_newlines`, line feeds.
+std::string markup_escaped(std::string_view text, bool keep_newlines = false);
+
 }  // namespace pccx::text

@@ -1,7 +1,10 @@
 #include "platform/app/cli_options.h"
 
 #include <boost/program_options.hpp>
+#include <cctype>
+#include <cmath>
 #include <cstdio>
+#include <cstdlib>
 #include <limits>
 #include <nlohmann/json.hpp>
 #include <sstream>
@@ -51,7 +54,7 @@ cli_options parse_cli(int argc, char** argv) {
     }
   std::vector<std::string> sets, logs, positional, sweeps;
   std::string shard;
-  std::string log_level, trace_mmio, trace_instr, trace_ddr, out_dir, lint, auto_dma;
+  std::string log_level, trace_mmio, trace_instr, trace_ddr, out_dir, lint, auto_dma, fail_above;
   bool strict = false;
 
   po::options_description general("Options");
@@ -134,10 +137,19 @@ cli_options parse_cli(int argc, char** argv) {
       "outstanding (16), seed (1), base (0), class (weights); repeatable, one per port")(
       "requests", po::value(&o.requests_file),
       "replay requests from FILE: TIME_NS PORT ADDRESS BYTES R|W per line");
+  po::options_description cmp("compare options");
+  cmp.add_options()("html", po::value(&o.html_file),
+                    "also write the comparison as a self-contained HTML page to FILE")(
+      "fail-above", po::value(&fail_above),
+      "exit 1 when a metric moved by more than PCT percent, |B - A| / |A| (a metric in one "
+      "folder only counts as moved)")(
+      "metric", po::value<std::vector<std::string>>(&o.metrics)->composing(),
+      "the metric --fail-above checks, by its name in the report's first column ('*' matches "
+      "any run of characters); repeatable; default: every metric");
   po::options_description hidden;
   hidden.add_options()("positional", po::value<std::vector<std::string>>(&positional));
   po::options_description all;
-  all.add(general).add(kv).add(dec).add(table).add(sweep).add(replay).add(bench).add(hidden);
+  all.add(general).add(kv).add(dec).add(table).add(sweep).add(replay).add(bench).add(cmp).add(hidden);
   po::positional_options_description pos;
   pos.add("positional", -1);
 
@@ -164,7 +176,8 @@ cli_options parse_cli(int argc, char** argv) {
        "               [--json FILE] [--trace-instructions FILE] [--config FILE] [--set KEY=VALUE]\n"},
       {"ddr-bench",
        "pccx-vp ddr-bench [--stream SPEC]... [--requests FILE] [--json FILE]\n"
-       "               [--config FILE] [--set KEY=VALUE]\n"}};
+       "               [--config FILE] [--set KEY=VALUE]\n"},
+      {"compare", "pccx-vp compare A B [--html FILE] [--fail-above PCT] [--metric NAME]...\n"}};
   const auto help_of = [&](const std::string& command) {
     std::ostringstream h;
     if (command.empty()) {  // every command
@@ -183,8 +196,9 @@ cli_options parse_cli(int argc, char** argv) {
            "       pccx-vp replay FILE.memh [--dma FILE.json] [--auto-dma[=ADDR]] [--keep-going]\n"
            "                      [--json FILE] [--trace-instructions FILE] [--config FILE] [--set KEY=VALUE]\n"
            "       pccx-vp ddr-bench [--stream SPEC]... [--requests FILE] [--json FILE]\n"
-           "                      [--config FILE] [--set KEY=VALUE]\n\n"
-        << general << kv << dec << table << sweep << replay << bench;
+           "                      [--config FILE] [--set KEY=VALUE]\n"
+           "       pccx-vp compare A B [--html FILE] [--fail-above PCT] [--metric NAME]...\n\n"
+        << general << kv << dec << table << sweep << replay << bench << cmp;
       return h.str();
     }
     for (const auto& [name, text] : usage)
@@ -196,6 +210,7 @@ cli_options parse_cli(int argc, char** argv) {
     if (command == "sweep") h << sweep;
     if (command == "replay") h << replay;
     if (command == "ddr-bench") h << bench;
+    if (command == "compare") h << cmp;
     return h.str();
   };
   // --help anywhere wins over everything else on the line, valid or not:
@@ -262,10 +277,15 @@ cli_options parse_cli(int argc, char** argv) {
       if (positional.size() != 1)
         throw cli_error("ddr-bench takes no file arguments (--stream SPEC, --requests FILE)");
       if (o.cmd == cli_options::command::run) o.cmd = cli_options::command::ddr_bench;
+    } else if (positional[0] == "compare") {
+      if (positional.size() != 3)
+        throw cli_error("compare takes two output folders: pccx-vp compare A B");
+      if (o.cmd == cli_options::command::run) o.cmd = cli_options::command::compare;
+      o.inputs.assign(positional.begin() + 1, positional.end());
     } else if (positional[0] != "run" || positional.size() != 1) {
       throw cli_error("unknown command '" + pccx::text::escaped(positional[0]) +
                       "' (commands: run, disasm, kv-accuracy, decode, decode-table, sweep, merge, "
-                      "replay, ddr-bench)");
+                      "replay, ddr-bench, compare)");
     }
   }
   if (o.keep_outputs && o.cmd != cli_options::command::decode_table &&
@@ -297,6 +317,27 @@ cli_options parse_cli(int argc, char** argv) {
   if ((!o.streams.empty() || !o.requests_file.empty()) &&
       o.cmd != cli_options::command::ddr_bench)
     throw cli_error("--stream and --requests are for ddr-bench");
+  if ((vm.count("html") || vm.count("fail-above") || !o.metrics.empty()) &&
+      o.cmd != cli_options::command::compare)
+    throw cli_error("--html, --fail-above and --metric are for compare");
+  if (o.cmd == cli_options::command::compare) {
+    if (vm.count("html") && o.html_file.empty()) throw cli_error("--html needs a file name");
+    if (vm.count("fail-above")) {
+      // A percentage: a finite number, 0 or more ("5" is 5 %).
+      const char* text = fail_above.c_str();
+      char* end = nullptr;
+      const double pct = std::strtod(text, &end);
+      if (fail_above.empty() || end != text + fail_above.size() || !std::isfinite(pct) || pct < 0 ||
+          std::isspace(static_cast<unsigned char>(fail_above[0])))
+        throw cli_error("--fail-above " + pccx::text::escaped(fail_above) +
+                        ": expected a percentage, a number 0 or more (e.g. 5 for 5 %)");
+      o.fail_above = pct;
+    } else if (!o.metrics.empty()) {
+      throw cli_error("--metric chooses the metrics --fail-above checks; give --fail-above PCT");
+    }
+    if (!out_dir.empty())
+      throw cli_error("compare writes no output folder (--html FILE writes the report as a page)");
+  }
   if (o.cmd == cli_options::command::kv_accuracy) {
     if (o.kv_tokens < 2) throw cli_error("--tokens must be at least 2");
     if (o.kv_heads == 0) throw cli_error("--heads must be at least 1");

@@ -22,6 +22,7 @@ struct cli_options {
     merge,
     replay,
     ddr_bench,
+    compare,
     help,
     version,
     list_firmware
@@ -52,8 +53,13 @@ struct cli_options {
   bool sharded = false;
   double point_timeout_s = 0;
   std::vector<std::string> point_command;
-  // merge: folders or points files.
+  // merge: folders or points files; compare: the two folders A and B.
   std::vector<std::string> inputs;
+  // compare: the HTML report, the threshold in percent (negative: none)
+  // and the metrics it applies to (none: every metric).
+  std::string html_file;
+  double fail_above = -1;
+  std::vector<std::string> metrics;
   // replay: the instruction stream, its DMA file, whether to clear NPU
   // errors and go on.
   std::string replay_file, dma_file;

@@ -1,3 +1,4 @@
+#include "platform/report/run_reports.h"
 #include "platform/app/resume_marker.h"
 #include "platform/app/decode_table_command.h"
 
@@ -200,6 +201,12 @@ int run_decode_table(const cli_options& opts) {
     timing["cells"].push_back(std::move(t));
   }
   write_output(dir, "decode_table_timing.json", timing.dump(2) + "\n");
+  try {
+    report::write_table_report(dir);
+  } catch (const std::exception& e) {
+    std::cerr << "pccx-vp: cannot write " << dir << "/report.html: " << e.what() << '\n';
+    ++failed;
+  }
 
   std::cout << md;
   char buf[32];

@@ -17,6 +17,7 @@
 #include "models/npu/isa/memh_reader.h"
 #include "platform/app/child_process.h"
 #include "platform/app/cli_options.h"
+#include "platform/app/compare_command.h"
 #include "platform/app/ddr_bench_command.h"
 #include "platform/app/decode_table_command.h"
 #include "platform/app/kv_accuracy_command.h"
@@ -24,6 +25,7 @@
 #include "platform/app/sweep_command.h"
 #include "models/npu/npu_config.h"
 #include "platform/config/platform_loader.h"
+#include "platform/report/run_reports.h"
 #include "platform/vp/firmware/firmware_loader.h"
 #include "platform/vp/top/platform_top.h"
 #include "platform/vp/top/runtime_params.h"
@@ -43,6 +45,33 @@ constexpr int kExitBadInput = 2;
 
 void write_decode_json(const std::string& path, const nlohmann::json& doc) {
   pccx::io::write_output(path, doc.dump(2) + "\n", "the --json report");
+}
+
+// DIR/report.html from the files a command wrote into DIR; a report that
+// cannot be written fails the command (false), naming the file.
+bool write_report(const std::string& dir, const std::function<void()>& write) {
+  try {
+    write();
+    return true;
+  } catch (const std::exception& e) {
+    std::cerr << "pccx-vp: cannot write " << pccx::text::printable_message(dir) << "/report.html: "
+              << pccx::text::printable_message(e.what()) << '\n';
+    return false;
+  }
+}
+
+pccx::report::config_sources sources_of(const pccx::app::cli_options& opts) {
+  return {opts.layers.files, opts.layers.sets};
+}
+
+// A run's report, with the decode's document beside its summary.
+bool write_run_report(const pccx::config::platform_config& cfg,
+                      const pccx::app::cli_options& opts, const nlohmann::json* decode_doc) {
+  if (cfg.output.dir.empty()) return true;
+  return write_report(cfg.output.dir, [&] {
+    if (decode_doc) write_decode_json(cfg.output.dir + "/decode.json", *decode_doc);
+    pccx::report::write_run_report(cfg.output.dir, sources_of(opts));
+  });
 }
 
 // The decode (docs/models/decode.md) of a model file: prints the report and,
@@ -112,8 +141,10 @@ int run_decode_command(const pccx::config::platform_config& cfg,
               << rep.run.message << '\n';
     // The firmware prints why it stops just before it does.
     const std::string why = rep.run.printed.empty() ? rep.run.message : rep.run.printed.back();
-    document(&rep, "failed",
-             "firmware exit code " + std::to_string(rep.run.exit_code) + ": " + why);
+    const std::string error = "firmware exit code " + std::to_string(rep.run.exit_code) + ": " + why;
+    document(&rep, "failed", error);
+    const nlohmann::json doc = pccx::workload::decode_document(opts.model, o, &rep, "failed", error);
+    write_run_report(cfg, opts, &doc);
     return kExitSimFailure;
   }
   document(&rep, "ok", "");
@@ -126,6 +157,8 @@ int run_decode_command(const pccx::config::platform_config& cfg,
       return kExitBadInput;
     }
   }
+  const nlohmann::json doc = pccx::workload::decode_document(opts.model, o, &rep, "ok", "");
+  if (!write_run_report(cfg, opts, &doc)) return kExitSimFailure;
   std::cout << rep.text();
   return kExitOk;
 }
@@ -183,6 +216,7 @@ int run(int argc, char** argv) {
   if (opts.cmd == cli_options::command::decode_table) return pccx::app::run_decode_table(opts);
   if (opts.cmd == cli_options::command::sweep) return pccx::app::run_sweep(opts);
   if (opts.cmd == cli_options::command::merge) return pccx::app::run_merge(opts);
+  if (opts.cmd == cli_options::command::compare) return pccx::app::run_compare_command(opts);
   if (opts.cmd == cli_options::command::replay) return pccx::app::run_replay_command(cfg, opts);
   if (opts.cmd == cli_options::command::ddr_bench)
     return pccx::app::run_ddr_bench_command(cfg, opts);
@@ -198,6 +232,7 @@ int run(int argc, char** argv) {
     };
   }
   const pccx::vp::run_result r = pccx::vp::run_simulation(run_cfg, fw, &std::cout, debug);
+  const bool reported = write_run_report(run_cfg, opts, nullptr);
 
   std::cerr << "pccx-vp: " << r.message << "; simulated " << r.sim_time_ns / 1000.0 << " us, "
             << r.instructions_retired << " instructions retired, wall " << r.wall_time_s << " s\n";
@@ -209,7 +244,7 @@ int run(int argc, char** argv) {
     std::cerr << "pccx-vp: firmware finished with exit code " << r.exit_code << '\n';
     return kExitSimFailure;
   }
-  return kExitOk;
+  return reported ? kExitOk : kExitSimFailure;
 }
 
 }  // namespace

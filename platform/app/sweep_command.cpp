@@ -1,3 +1,4 @@
+#include "platform/report/run_reports.h"
 #include "platform/app/resume_marker.h"
 #include "platform/app/sweep_command.h"
 
@@ -376,6 +377,13 @@ int run_sweep(const cli_options& opts) {
     write_output(dir, "sweep.csv", workload::results_csv(r));
     write_output(dir, "sweep.md", workload::results_markdown(r));
     std::cerr << ", sweep.csv, sweep.md";
+    try {
+      report::write_sweep_report(dir);
+      std::cerr << ", report.html";
+    } catch (const std::exception& e) {
+      std::cerr << "\npccx-vp: cannot write " << dir << "/report.html: " << e.what();
+      ++failed;
+    }
   }
   std::cerr << "; wall " << buf << " s\n";
   return failed == 0 ? 0 : 1;

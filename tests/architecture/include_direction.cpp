@@ -18,7 +18,8 @@ const std::vector<layer>& layers() {
       {"platform/config/", 3, "platform"},
       {"platform/vp/", 3, "platform"},
       {"platform/workload/", 4, "workloads"},
-      {"platform/app/", 5, "executable"},
+      {"platform/report/", 5, "reports"},
+      {"platform/app/", 6, "executable"},
   };
   return table;
 }

@@ -1,5 +1,7 @@
 #include "platform/vp/report/svg_plot.h"
 
+#include "infra/text/quote.h"
+
 #include "infra/io/output_file.h"
 
 #include <cmath>
@@ -34,21 +36,7 @@ std::string grouped(uint64_t v) {
 }
 
 std::string xml_escape(const std::string& s) {
-  std::string out;
-  out.reserve(s.size());
-  for (char c : s) {
-    switch (c) {
-      case '&': out += "&amp;"; break;
-      case '<': out += "&lt;"; break;
-      case '>': out += "&gt;"; break;
-      case '"': out += "&quot;"; break;
-      case '\'': out += "&apos;"; break;
-      default:
-        // Control characters are not allowed in XML 1.0 text.
-        out += (static_cast<unsigned char>(c) < 0x20 && c != '\t') ? ' ' : c;
-    }
-  }
-  return out;
+  return text::markup_escaped(s);
 }
 
 ticks nice_ticks(double max, int target) {

@@ -284,7 +284,7 @@ nlohmann::json run_result::summary(const config::platform_config& cfg,
     cpu["instruction_time_ns"] = static_cast<double>(cpu_instructions) *
                                  cfg.cpu.cycles_per_instruction * 1e3 / cfg.cpu.clock_mhz;
   }
-  return {{"firmware", {{"name", fw.name}, {"origin", fw.origin}}},
+  nlohmann::json out = {{"firmware", {{"name", fw.name}, {"origin", fw.origin}}},
           {"cpu", cpu},
           {"outcome", state_name(state)},
           {"exit_code", exit_code},
@@ -297,6 +297,16 @@ nlohmann::json run_result::summary(const config::platform_config& cfg,
           {"printed", printed},
           {"markers", markers_json},
           {"config", config::to_json(cfg)}};
+  if (warning_count > 0) {  // only when there are some: quiet runs' summaries stay as they were
+    nlohmann::json list = nlohmann::json::array();
+    for (const auto& w : warnings)
+      list.push_back({{"t_ns", w.t_ns},
+                      {"level", log::level_name(w.lvl)},
+                      {"module", w.module},
+                      {"text", w.text}});
+    out["warnings"] = {{"count", warning_count}, {"first", list}};
+  }
+  return out;
 }
 
 nlohmann::json run_result::speed() const {
@@ -315,6 +325,7 @@ run_result run_simulation(const config::platform_config& cfg, const firmware_ima
   const auto wall_start = std::chrono::steady_clock::now();
   const runtime_params rt = to_runtime(cfg);
   log::logger log("vp");
+  log::log_config::instance().clear_notices();  // this run's warnings only
 
   trace::trace_hub traces;
   try {
@@ -417,6 +428,8 @@ run_result run_simulation(const config::platform_config& cfg, const firmware_ima
       }
     }
   }
+  r.warnings = log::log_config::instance().notices();
+  r.warning_count = log::log_config::instance().notice_count();
   return r;
 }
 

@@ -12,6 +12,7 @@
 #include <utility>
 #include <vector>
 
+#include "infra/log/logger.h"
 #include "platform/config/platform_config.h"
 #include "platform/vp/firmware/firmware_loader.h"
 #include "platform/vp/top/run_control.h"
@@ -36,6 +37,10 @@ struct run_result {
   std::vector<uint64_t> marker_cpu_instructions;  // the same at each marker
   std::vector<std::pair<std::string, uint64_t>> counters;
   std::vector<std::string> printed;  // lines the firmware printed
+  // Warnings and errors the platform logged during the run (the first 100
+  // with their time, module and text; count is all of them).
+  std::vector<log::log_config::notice> warnings;
+  std::size_t warning_count = 0;
   std::vector<std::string> markers;
   std::vector<double> marker_times_ns;  // simulated time of each marker
   nlohmann::json memory;                // DDR bandwidth, DMA channels, L2 ports, MEMCPY
