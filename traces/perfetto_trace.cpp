@@ -104,6 +104,31 @@ void perfetto_trace::counter(int pid, const std::string& name, const sc_core::sc
        << ",\"pid\":" << pid << ",\"args\":{" << quoted(series) << ":" << dumped(value) << "}}";
 }
 
+void perfetto_trace::counter(int pid, const std::string& name, const sc_core::sc_time& at,
+                             const std::string& series, uint64_t value) {
+  begin_event();
+  out_ << "{\"name\":" << quoted(name) << ",\"ph\":\"C\",\"ts\":" << to_us_text(at)
+       << ",\"pid\":" << pid << ",\"args\":{" << quoted(series) << ":" << value << "}}";
+}
+
+void perfetto_trace::flow_start(int pid, int tid, const std::string& name,
+                                const std::string& category, uint64_t id,
+                                const sc_core::sc_time& at) {
+  begin_event();
+  out_ << "{\"name\":" << quoted(name) << ",\"cat\":" << quoted(category)
+       << ",\"ph\":\"s\",\"id\":" << id << ",\"ts\":" << to_us_text(at) << ",\"pid\":" << pid
+       << ",\"tid\":" << tid << "}";
+}
+
+void perfetto_trace::flow_finish(int pid, int tid, const std::string& name,
+                                 const std::string& category, uint64_t id,
+                                 const sc_core::sc_time& at) {
+  begin_event();
+  out_ << "{\"name\":" << quoted(name) << ",\"cat\":" << quoted(category)
+       << ",\"ph\":\"f\",\"bp\":\"e\",\"id\":" << id << ",\"ts\":" << to_us_text(at)
+       << ",\"pid\":" << pid << ",\"tid\":" << tid << "}";
+}
+
 void perfetto_trace::close() {
   if (closed_) return;
   closed_ = true;

@@ -35,6 +35,18 @@ class perfetto_trace {
   // `at` until the next sample of the same counter.
   void counter(int pid, const std::string& name, const sc_core::sc_time& at,
                const std::string& series, double value);
+  // The same with an integer value (written without a decimal point).
+  void counter(int pid, const std::string& name, const sc_core::sc_time& at,
+               const std::string& series, uint64_t value);
+  // Flow events (ph "s" and "f") of flow `id`, which readers match by id,
+  // name and category: the start binds to the slice of (pid, tid) that
+  // encloses `at`, the finish, written with "bp":"e", too. A reader needs
+  // the start at or before the finish in time; the arrow goes from the
+  // earlier of the two slices to the later.
+  void flow_start(int pid, int tid, const std::string& name, const std::string& category,
+                  uint64_t id, const sc_core::sc_time& at);
+  void flow_finish(int pid, int tid, const std::string& name, const std::string& category,
+                   uint64_t id, const sc_core::sc_time& at);
   // Ends the array and the object; throws std::runtime_error when the file
   // could not be written. Called by the destructor if not before.
   void close();

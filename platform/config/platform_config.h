@@ -228,8 +228,9 @@ struct output_config {
     v.field("dir", dir, "Folder for run outputs such as summary.json; empty = none");
     v.field("perfetto", perfetto,
             "Write trace.perfetto.json into output.dir: instructions per engine, DMA "
-            "descriptors per channel, markers, DDR bandwidth and firmware counters as Chrome "
-            "trace events (ui.perfetto.dev)");
+            "descriptors per channel with flows to the instructions they fed, token and layer "
+            "slices, markers, DDR bandwidth per class, FIFO levels, engine busy and firmware "
+            "counters as Chrome trace events (ui.perfetto.dev)");
     v.field("vcd", vcd,
             "Write signals.vcd into output.dir: engine busy, stream FIFO levels, DDR bytes in "
             "flight and utilisation (GTKWave)");

@@ -948,19 +948,26 @@ std::string trace_sizes_block() {
   const std::string dir = source_path(kTinyDecode);
   const json perfetto = read_json(std::string(kTinyDecode) + "trace.perfetto.json");
   std::map<int, std::string> process;
-  std::map<std::string, uint64_t> spans;
-  uint64_t all_spans = 0, counters = 0, markers = 0;
-  for (const json& e : perfetto.at("traceEvents"))
+  std::map<std::pair<int, int>, std::string> thread;
+  std::map<std::string, uint64_t> spans;  // by process, and Firmware's by thread
+  uint64_t all_spans = 0, counters = 0, markers = 0, flows = 0;
+  for (const json& e : perfetto.at("traceEvents")) {
     if (e.at("ph") == "M" && e.at("name") == "process_name")
       process[e.at("pid").get<int>()] = str(e.at("args").at("name"));
+    if (e.at("ph") == "M" && e.at("name") == "thread_name")
+      thread[{e.at("pid").get<int>(), e.at("tid").get<int>()}] = str(e.at("args").at("name"));
+  }
   for (const json& e : perfetto.at("traceEvents")) {
     const std::string ph = e.at("ph");
     if (ph == "X") {
       ++all_spans;
-      ++spans[process[e.at("pid").get<int>()]];
+      const int pid = e.at("pid").get<int>();
+      const std::string& p = process[pid];
+      ++spans[p == "Firmware" ? thread[{pid, e.at("tid").get<int>()}] : p];
     }
     if (ph == "C") ++counters;
     if (ph == "i") ++markers;
+    if (ph == "s") ++flows;
   }
   const std::string s = read_text(std::string(kTinyDecode) + "session.pccx");
   const size_t payload = 16 + u64_at(s, 8);
@@ -971,9 +978,10 @@ std::string trace_sizes_block() {
          size("trace.perfetto.json") + " | " + grouped(double(all_spans)) + " spans (" +
          grouped(double(spans["NPU"])) + " instructions, " +
          grouped(double(spans["DMA channels"])) + " DMA descriptors, " +
-         grouped(double(spans["Firmware"])) + " `uca_hal_wait_idle`), " +
-         grouped(double(counters)) + " counter samples, " + grouped(double(markers)) +
-         " markers |\n"
+         grouped(double(spans["uca_hal_wait_idle"])) + " `uca_hal_wait_idle`, " +
+         grouped(double(spans["decode: tokens and layers"])) + " token and layer slices), " +
+         grouped(double(counters)) + " counter samples, " + grouped(double(flows)) +
+         " flows, " + grouped(double(markers)) + " markers |\n"
          "| `signals.vcd` | " +
          size("signals.vcd") +
          " | |\n"

@@ -1,7 +1,11 @@
 // The trace outputs through the command line: `pccx-vp decode --out DIR`
 // writes trace.perfetto.json, signals.vcd and session.pccx into DIR when
-// their keys are on, byte for byte the same on a second run; switching one
-// on without a folder is bad input naming both keys.
+// their keys are on, byte for byte the same on a second run (the Perfetto
+// trace with every kind of event it writes); switching one on without a
+// folder is bad input naming both keys.
+#include <map>
+#include <set>
+
 #include "e2e_util.h"
 
 namespace e2e {
@@ -43,6 +47,23 @@ TEST_F(RunOutputs, DecodeWritesEveryTraceIntoOutAndRepeatsItExactly) {
     EXPECT_TRUE(first == read_file(path(std::string("b/") + f))) << f << " differs between runs";
   }
   EXPECT_FALSE(fs::exists(path("a/session.pccx.part")));
+
+  // What is compared holds every kind of Perfetto event: slices, the token
+  // and layer track, counters of units, FIFOs and DDR classes, and flows
+  // with as many starts as finishes.
+  const json trace = json::parse(read_file(path("a/trace.perfetto.json")));
+  std::map<std::string, int> phases;
+  std::set<std::string> counters, threads;
+  for (const json& e : trace.at("traceEvents")) {
+    ++phases[e.at("ph").get<std::string>()];
+    if (e["ph"] == "C") counters.insert(e["name"].get<std::string>());
+    if (e["ph"] == "M" && e["name"] == "thread_name") threads.insert(e["args"]["name"]);
+  }
+  for (const char* ph : {"M", "X", "C", "i", "s", "f"}) EXPECT_GT(phases[ph], 0) << ph;
+  EXPECT_EQ(phases["s"], phases["f"]);
+  EXPECT_TRUE(threads.count("decode: tokens and layers"));
+  for (const char* c : {"gemv", "sfu", "hp2 fifo", "class weights", "kv tokens"})
+    EXPECT_TRUE(counters.count(c)) << c;
 }
 
 TEST_F(RunOutputs, AnOutputWithoutTheFolderIsBadInput) {

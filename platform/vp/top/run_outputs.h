@@ -4,8 +4,10 @@
 //   output.pccx     -> session.pccx (a pccx-lab session)
 // Created after the platform is elaborated and before the simulation starts:
 // it attaches to the models' hooks, streams what happens while the run goes
-// and writes what is known only at the end (DDR bandwidth windows, markers)
-// in finish(). Nothing is attached, and nothing kept, for an output that is
+// (with the Perfetto flows from DMA descriptors to the instructions that
+// took their FIFO bytes) and writes what is known only at the end (DDR
+// bandwidth windows, markers and the token slices made of them, unit busy
+// and FIFO level windows) in finish(). Nothing is attached, and nothing kept, for an output that is
 // off. docs/reference/traces.md describes the files.
 #pragma once
 
