@@ -378,7 +378,7 @@ int run_sweep(const cli_options& opts) {
     write_output(dir, "sweep.md", workload::results_markdown(r));
     std::cerr << ", sweep.csv, sweep.md";
     try {
-      report::write_sweep_report(dir);
+      report::write_sweep_report({dir}, dir);
       std::cerr << ", report.html";
     } catch (const std::exception& e) {
       std::cerr << "\npccx-vp: cannot write " << dir << "/report.html: " << e.what();
@@ -401,8 +401,13 @@ int run_merge(const cli_options& opts) {
   if (ec) throw vp::input_error("cannot create " + opts.out_dir + " (--out): " + ec.message());
   write_output(opts.out_dir, "sweep.csv", workload::results_csv(r));
   write_output(opts.out_dir, "sweep.md", workload::results_markdown(r));
+  try {
+    report::write_sweep_report(opts.inputs, opts.out_dir);
+  } catch (const std::exception& e) {
+    throw vp::input_error("cannot write " + opts.out_dir + "/report.html: " + e.what());
+  }
   std::cerr << "pccx-vp: merge: sweep " << r.hash << ", " << r.points.size() << " of " << r.total
-            << " points, into " << opts.out_dir << " (sweep.csv, sweep.md)\n";
+            << " points, into " << opts.out_dir << " (sweep.csv, sweep.md, report.html)\n";
   if (r.missing.empty()) return 0;
   std::cerr << "pccx-vp: merge: " << r.missing.size() << " points missing:";
   for (std::size_t k : r.missing) std::cerr << ' ' << k;

@@ -79,9 +79,13 @@ bool parse_number(const std::string& s, double& v) {
 // ddr_bandwidth.csv as two charts: GB/s per traffic class and per port.
 void bandwidth_charts(html_page& page, const std::string& dir, const json& bandwidth,
                       double end_ns) {
-  const std::string path = dir + "/ddr_bandwidth.csv";
+  // The plots' series (its window follows the run's length), else the
+  // stats.window_ns series.
+  const bool adaptive = fs::exists(dir + "/ddr_bandwidth_plot.csv");
+  const std::string path = dir + (adaptive ? "/ddr_bandwidth_plot.csv" : "/ddr_bandwidth.csv");
   std::ifstream in(path);
   if (!in) return;
+  double window_ns = 0;
   std::string line;
   std::getline(in, line);  // header
   std::map<std::string, std::vector<std::string>> names;  // kind -> names in first-seen order
@@ -91,6 +95,7 @@ void bandwidth_charts(html_page& page, const std::string& dir, const json& bandw
     if (f.size() < 6) continue;
     double start = 0, end = 0, gbps = 0;
     if (!parse_number(f[0], start) || !parse_number(f[1], end) || !parse_number(f[5], gbps)) continue;
+    window_ns = end - start;
     auto& list = names[f[2]];
     if (std::find(list.begin(), list.end(), f[3]) == list.end()) list.push_back(f[3]);
     data[f[2]][(start + end) / 2e3][f[3]] = gbps;  // window middle, us
@@ -121,8 +126,11 @@ void bandwidth_charts(html_page& page, const std::string& dir, const json& bandw
       for (const auto& n : c.series) row.push_back(values.count(n) ? values.at(n) : 0.0);
       c.rows.push_back(std::move(row));
     }
-    c.note = "Each point is one stats window (stats.window_ns); long runs keep each pixel's peak. "
-             "All windows: ddr_bandwidth.csv.";
+    c.note = adaptive ? "Each point is a window of " + number(window_ns) +
+                            " ns, chosen for the run's length (ddr_bandwidth_plot.csv); the "
+                            "stats.window_ns series is ddr_bandwidth.csv."
+                      : "Each point is one stats window (stats.window_ns); long runs keep each "
+                        "pixel's peak. All windows: ddr_bandwidth.csv.";
     page.time_series(c);
   }
 }
@@ -367,8 +375,8 @@ void write_table_report(const std::string& dir) {
 
 // ---- a sweep ----------------------------------------------------------------
 
-void write_sweep_report(const std::string& dir) {
-  const workload::sweep_results r = workload::read_results({dir});
+void write_sweep_report(const std::vector<std::string>& inputs, const std::string& dir) {
+  const workload::sweep_results r = workload::read_results(inputs);
   std::istringstream csv(workload::results_csv(r));
   std::string line;
   std::getline(csv, line);

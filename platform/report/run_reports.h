@@ -3,7 +3,8 @@
 //   write_run_report      a run's folder: summary.json, ddr_bandwidth.csv
 //                          and, for a decode, decode.json
 //   write_table_report    a decode table's folder: decode_table.json
-//   write_sweep_report    a sweep's folder: points.jsonl
+//   write_sweep_report    a sweep's points files (its folder, or what
+//                          merge reads), into the output folder
 // Each writes DIR/report.html and throws std::runtime_error naming what it
 // could not read or write.
 #pragma once
@@ -21,6 +22,6 @@ struct config_sources {
 
 void write_run_report(const std::string& dir, const config_sources& sources);
 void write_table_report(const std::string& dir);
-void write_sweep_report(const std::string& dir);
+void write_sweep_report(const std::vector<std::string>& inputs, const std::string& dir);
 
 }  // namespace pccx::report

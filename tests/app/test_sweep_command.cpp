@@ -88,6 +88,8 @@ TEST_F(Sweep, TinyDecodeIsTheSameWhateverTheJobsAndShards) {
   ASSERT_EQ(s1.exit_code, 0) << describe(s1);
   const auto m = vp({"merge", "sh", "--out", "m"});
   ASSERT_EQ(m.exit_code, 0) << describe(m);
+  EXPECT_TRUE(contains(read_file(path("m/report.html")), "pccx-chart"));  // the shards' report
+  EXPECT_FALSE(fs::exists(path("sh/report.html")));                       // a shard writes none
   const auto whole = vp({"merge", path("j1/points.jsonl"), "--out", "w"});
   ASSERT_EQ(whole.exit_code, 0) << describe(whole);
   for (const char* f : {"sweep.csv", "sweep.md"}) {

@@ -51,11 +51,12 @@ void traffic_totals::add(const ddr_access& a, double latency_ns, double queueing
 }
 
 bandwidth_recorder::bandwidth_recorder(const sc_core::sc_time& window, double peak_bytes_per_s,
-                                       double effective_bytes_per_s)
+                                       double effective_bytes_per_s, size_t max_windows)
     : window_(window),
       window_ticks_(window.value()),
       window_ns_(to_ns(window)),
       requested_window_(window),
+      max_windows_(std::max<size_t>(max_windows, 2)),
       peak_bytes_per_s_(peak_bytes_per_s),
       effective_bytes_per_s_(effective_bytes_per_s) {
   if (window_ticks_ == 0) throw std::invalid_argument("bandwidth_recorder: window must be > 0");
@@ -107,7 +108,7 @@ void bandwidth_recorder::record(const ddr_access& a) {
 
 void bandwidth_recorder::spread(size_t port_series, size_t class_series, uint64_t start,
                                 uint64_t end, uint64_t bytes) {
-  while ((end > start ? (end - 1) : start) / window_ticks_ >= kMaxWindows) coarsen();
+  while ((end > start ? (end - 1) : start) / window_ticks_ >= max_windows_) coarsen();
   const uint64_t first = start / window_ticks_;
   const uint64_t last = end > start ? (end - 1) / window_ticks_ : first;
   if (windows_.size() <= last) windows_.grow_to(last + 1);
@@ -211,11 +212,7 @@ std::string num(double v) {
 
 }  // namespace
 
-void bandwidth_recorder::write_csv(const std::string& dir) const {
-  std::error_code ec;
-  std::filesystem::create_directories(dir, ec);
-  if (ec) throw std::runtime_error("cannot create '" + dir + "': " + ec.message());
-
+void bandwidth_recorder::write_series_csv(const std::string& path) const {
   std::array<const char*, kSeries> kind{};
   std::array<const char*, kSeries> name{};
   std::array<bool, kSeries> active{};
@@ -230,28 +227,35 @@ void bandwidth_recorder::write_csv(const std::string& dir) const {
     active[kDdrPorts + c] = classes_[c].bytes > 0;
   }
 
-  {
-    io::output_file file((std::filesystem::path(dir) / "ddr_bandwidth.csv").string(), "CSV file");
-    std::ostream& out = file.stream();
-    out << "window_start_ns,window_end_ns,kind,name,bytes,gbps\n";
-    size_t first = 0;
-    while (first < windows_.size() && total_.bytes > 0) {
-      const auto& row = windows_[first];
-      if (std::any_of(row.begin(), row.end(), [](uint64_t b) { return b > 0; })) break;
-      ++first;
-    }
-    for (size_t w = first; w < windows_.size(); ++w) {
-      const std::string lo = num(static_cast<double>(w) * window_ns_);
-      const std::string hi = num(static_cast<double>(w + 1) * window_ns_);
-      for (size_t s = 0; s < kSeries; ++s) {
-        if (!active[s]) continue;
-        const uint64_t b = windows_[w][s];
-        out << lo << ',' << hi << ',' << kind[s] << ',' << name[s] << ',' << b << ','
-            << num(static_cast<double>(b) / window_ns_) << '\n';
-      }
-    }
-    file.commit();
+  io::output_file file(path, "CSV file");
+  std::ostream& out = file.stream();
+
+  out << "window_start_ns,window_end_ns,kind,name,bytes,gbps\n";
+  size_t first = 0;
+  while (first < windows_.size() && total_.bytes > 0) {
+    const auto& row = windows_[first];
+    if (std::any_of(row.begin(), row.end(), [](uint64_t b) { return b > 0; })) break;
+    ++first;
   }
+  for (size_t w = first; w < windows_.size(); ++w) {
+    const std::string lo = num(static_cast<double>(w) * window_ns_);
+    const std::string hi = num(static_cast<double>(w + 1) * window_ns_);
+    for (size_t s = 0; s < kSeries; ++s) {
+      if (!active[s]) continue;
+      const uint64_t b = windows_[w][s];
+      out << lo << ',' << hi << ',' << kind[s] << ',' << name[s] << ',' << b << ','
+          << num(static_cast<double>(b) / window_ns_) << '\n';
+    }
+  }
+  file.commit();
+}
+
+void bandwidth_recorder::write_csv(const std::string& dir) const {
+  std::error_code ec;
+  std::filesystem::create_directories(dir, ec);
+  if (ec) throw std::runtime_error("cannot create '" + dir + "': " + ec.message());
+
+  write_series_csv((std::filesystem::path(dir) / "ddr_bandwidth.csv").string());
   {
     io::output_file file((std::filesystem::path(dir) / "ddr_totals.csv").string(), "CSV file");
     std::ostream& out = file.stream();
@@ -270,9 +274,11 @@ void bandwidth_recorder::write_csv(const std::string& dir) const {
       out << '\n';
     };
     for (size_t p = 0; p < kDdrPorts; ++p)
-      row("port", name[p], ports_[p], peak_gbps(static_cast<ddr_port>(p)));
+      row("port", ddr_port_name(static_cast<ddr_port>(p)), ports_[p],
+          peak_gbps(static_cast<ddr_port>(p)));
     for (size_t c = 0; c < kTrafficClasses; ++c)
-      row("class", name[kDdrPorts + c], classes_[c], peak_gbps(static_cast<traffic_class>(c)));
+      row("class", traffic_class_name(static_cast<traffic_class>(c)), classes_[c],
+          peak_gbps(static_cast<traffic_class>(c)));
     row("total", "all", total_, peak_gbps_total());
     file.commit();
   }

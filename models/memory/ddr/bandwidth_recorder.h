@@ -67,8 +67,9 @@ struct traffic_totals {
 class bandwidth_recorder {
  public:
   // peak and effective bandwidth are the references of the utilisation figures.
+  // max_windows: the series is coarsened (window doubled) to stay within it.
   bandwidth_recorder(const sc_core::sc_time& window, double peak_bytes_per_s,
-                     double effective_bytes_per_s);
+                     double effective_bytes_per_s, size_t max_windows = kMaxWindows);
 
   void record(const ddr_access& a);
   void reset();
@@ -95,6 +96,8 @@ class bandwidth_recorder {
   // first active one) and ddr_totals.csv (one row per port, class and the
   // total). Creates `dir`; throws std::runtime_error when it cannot write.
   void write_csv(const std::string& dir) const;
+  // The time series alone, as ddr_bandwidth.csv, into `path`.
+  void write_series_csv(const std::string& path) const;
   // Totals per port, class and overall with bandwidth, utilisation, latency
   // and queueing figures.
   nlohmann::json summary() const;
@@ -132,6 +135,7 @@ class bandwidth_recorder {
   uint64_t window_ticks_;
   double window_ns_;
   sc_core::sc_time requested_window_;  // stats.window_ns, before any coarsening
+  size_t max_windows_;
   double peak_bytes_per_s_;
   double effective_bytes_per_s_;
   std::array<traffic_totals, kDdrPorts> ports_;

@@ -55,6 +55,10 @@ ddr_controller::ddr_controller(sc_core::sc_module_name name, const ddr_params& p
                                   hex(params_.dram.capacity_bytes()));
     dram_ = std::make_unique<dram_scheduler>(params_.dram);
   }
+  if (params_.plot_series)
+    plot_recorder_ = std::make_unique<bandwidth_recorder>(
+        sc_core::sc_time(kPlotWindowNs, sc_core::SC_NS), capacity_.peak_bytes_per_s,
+        capacity_.effective_bytes_per_s, kPlotWindows);
   for (size_t p = 0; p < kDdrPorts; ++p) {
     socket[p].register_b_transport(this, &ddr_controller::b_transport, static_cast<int>(p));
     socket[p].register_transport_dbg(this, &ddr_controller::transport_dbg, static_cast<int>(p));
@@ -163,6 +167,7 @@ void ddr_controller::b_transport(int id, tlm::tlm_generic_payload& tr, sc_time& 
   a.port_wait = g.ready - a.arrival;
 
   recorder_.record(a);
+  if (plot_recorder_) plot_recorder_->record(a);
   if (trace_) write_trace(a);
   if (accesses.connected()) accesses.write(a);
 

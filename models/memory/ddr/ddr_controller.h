@@ -60,6 +60,10 @@ class ddr_controller : public sc_core::sc_module {
   const dram_scheduler* dram() const { return dram_.get(); }
   const bandwidth_scheduler& scheduler() const { return scheduler_; }
   const bandwidth_recorder& recorder() const { return recorder_; }
+  // The plots' series (ddr_params::plot_series), or nullptr.
+  const bandwidth_recorder* plot_recorder() const { return plot_recorder_.get(); }
+  static constexpr double kPlotWindowNs = 10.0;
+  static constexpr size_t kPlotWindows = 2048;
   const backing_store& store() const { return store_; }
 
   // Drains the write buffer at the current time (the end of a run), so the
@@ -92,6 +96,7 @@ class ddr_controller : public sc_core::sc_module {
   log::logger log_;
   bandwidth_scheduler scheduler_;
   bandwidth_recorder recorder_;
+  std::unique_ptr<bandwidth_recorder> plot_recorder_;
   backing_store store_;
   std::unique_ptr<dram_scheduler> dram_;
   trace::jsonl_trace* trace_ = nullptr;

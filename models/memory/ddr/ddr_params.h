@@ -37,6 +37,10 @@ struct ddr_params {
   sc_core::sc_time activity_horizon = sc_core::sc_time(1000.0, sc_core::SC_NS);
   // Window of the bandwidth time series.
   sc_core::sc_time window = sc_core::sc_time(10000.0, sc_core::SC_NS);
+  // A second series for plots whose window follows the run's length: it
+  // starts at kPlotWindow and doubles to stay within kPlotWindows windows,
+  // so a run of microseconds and one of seconds both show their shape.
+  bool plot_series = false;
 };
 
 // What the controller needs from outside its own section: where DDR sits in

@@ -10,7 +10,10 @@ pccx::mem::ddr_params make_ddr_params(const pccx::config::platform_config& cfg) 
   s.axi_mhz = cfg.clocks.axi_mhz;
   s.quantum_ns = cfg.simulation.quantum_ns;
   s.window_ns = cfg.stats.window_ns;
-  return mem::make_ddr_params(cfg.ddr, s);
+  mem::ddr_params p = mem::make_ddr_params(cfg.ddr, s);
+  // The report's bandwidth charts follow the run's length.
+  p.plot_series = !cfg.output.dir.empty();
+  return p;
 }
 
 }  // namespace pccx::vp

@@ -409,6 +409,8 @@ run_result run_simulation(const config::platform_config& cfg, const firmware_ima
                      "the summary");
     io::write_output(cfg.output.dir + "/speed.json", r.speed().dump(2) + "\n", "the speed report");
     top.ddr.write_csv(cfg.output.dir);
+    if (const auto* plot = top.ddr.plot_recorder())
+      plot->write_series_csv(cfg.output.dir + "/ddr_bandwidth_plot.csv");
     if (cfg.output.plots) {
       report::bandwidth_plot plot;
       const std::string& name = cfg.output.run_name.empty() ? fw.name : cfg.output.run_name;

@@ -99,6 +99,9 @@ TEST_F(Reports, ARunReportDrawsEveryChartAndFollowsTheMouse) {
   ASSERT_EQ(r.exit_code, 0) << describe(r);
   check_report(path("run/report.html"), "run", path("profile"), {5, "ddr_class", "ddr_class"});
   check_report(path("run/report.html"), "run-top", path("profile2"), {5, "", ""});
+  // The charts' series follows the run's length: about a millisecond here,
+  // thousands of windows (stats.window_ns gives about a hundred).
+  EXPECT_GT(read_lines(path("run/ddr_bandwidth_plot.csv")).size(), 4 * read_lines(path("run/ddr_bandwidth.csv")).size());
   const std::string html = read_file(path("run/report.html"));
   EXPECT_TRUE(contains(html, "layer 9")) << "per-layer bars name their layers";
   EXPECT_FALSE(contains(html, "src=\"http")) << "the page loads nothing from the network";

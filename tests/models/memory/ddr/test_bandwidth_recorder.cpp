@@ -190,6 +190,26 @@ TEST(DdrRecorder, SummaryCarriesTheEfficiencyBreakdown) {
 // A window too fine for the run's length is coarsened by powers of two, so
 // the series stays within kMaxWindows; no byte is lost and the summary says
 // which window was asked for.
+// The plots' series: a cap of a few windows makes the window follow the
+// run's length, short run or long, every byte kept.
+TEST(BandwidthRecorder, ASmallWindowCapMakesTheWindowFollowTheRunsLength) {
+  for (const double end_us : {2.0, 700.0, 300000.0}) {
+    mem::bandwidth_recorder rec(sc_core::sc_time(10, sc_core::SC_NS), 19.2e9, 10.97e9, 2048);
+    mem::ddr_access a;
+    a.port = ddr_port::hp0;
+    a.cls = traffic_class::kv_read;
+    a.bytes = 64;
+    a.arrival = a.start = sc_core::sc_time(end_us * 0.5, sc_core::SC_US);
+    a.end = a.completion = sc_core::sc_time(end_us, sc_core::SC_US);
+    rec.record(a);
+    EXPECT_LE(rec.window_count(), 2048u) << end_us;
+    EXPECT_GE(rec.window_count(), 200u) << end_us;  // fine enough to show a shape
+    uint64_t in_windows = 0;
+    for (size_t w = 0; w < rec.window_count(); ++w) in_windows += rec.window_bytes(ddr_port::hp0, w);
+    EXPECT_EQ(in_windows, 64u) << end_us;
+  }
+}
+
 TEST(BandwidthRecorder, AFineWindowOverALongRunIsCoarsenedNotUnbounded) {
   const sc_core::sc_time window(1, sc_core::SC_NS);
   mem::bandwidth_recorder rec(window, 19.2e9, 10.97e9);
