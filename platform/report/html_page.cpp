@@ -10,6 +10,7 @@
 
 #include "infra/io/output_file.h"
 #include "infra/text/quote.h"
+#include "platform/workload/llm/model_shapes.h"
 
 #ifndef PCCX_DYGRAPHS_DIR
 #define PCCX_DYGRAPHS_DIR "/usr/share/javascript/dygraphs"
@@ -115,17 +116,8 @@ std::string number(double v) {
     std::snprintf(buf, sizeof buf, "%.4g", v);
     return buf;
   }
-  if (a >= 1000 || v == std::floor(v)) {
-    std::snprintf(buf, sizeof buf, "%.0f", v);
-    std::string digits = buf, out;
-    const bool neg = !digits.empty() && digits[0] == '-';
-    if (neg) digits.erase(0, 1);
-    for (std::size_t i = 0; i < digits.size(); ++i) {
-      if (i && (digits.size() - i) % 3 == 0) out += ',';
-      out += digits[i];
-    }
-    return (neg ? "-" : "") + out;
-  }
+  if (a >= 1000 || v == std::floor(v))  // a whole number, thousands grouped
+    return (v < 0 ? "-" : "") + llm::grouped(static_cast<uint64_t>(std::nearbyint(a)));  // ties to even, as printf
   std::snprintf(buf, sizeof buf, "%.4g", v);
   return buf;
 }

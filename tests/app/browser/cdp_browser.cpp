@@ -1,5 +1,7 @@
 #include "cdp_browser.h"
 
+#include "e2e_util.h"
+
 #include <fcntl.h>
 #include <poll.h>
 #include <signal.h>
@@ -16,19 +18,8 @@ using nlohmann::json;
 
 std::string find_chromium() {
   if (const char* env = std::getenv("PCCX_CHROMIUM"); env && *env) return env;
-  const char* path = std::getenv("PATH");
-  std::string dirs = path ? path : "/usr/bin";
-  for (const char* name : {"chromium", "chromium-browser"}) {
-    std::size_t start = 0;
-    while (start <= dirs.size()) {
-      const std::size_t end = dirs.find(':', start);
-      const std::string dir = dirs.substr(start, end == std::string::npos ? std::string::npos : end - start);
-      const std::string exe = (dir.empty() ? "." : dir) + "/" + name;
-      if (access(exe.c_str(), X_OK) == 0) return exe;
-      if (end == std::string::npos) break;
-      start = end + 1;
-    }
-  }
+  for (const char* name : {"chromium", "chromium-browser"})
+    if (const std::string exe = e2e::find_in_path(name); !exe.empty()) return exe;
   return "";
 }
 
