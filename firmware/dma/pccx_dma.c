@@ -26,6 +26,23 @@ int pccx_dma_submit(unsigned channel, uint64_t ddr_addr, uint32_t bytes, unsigne
   return PCCX_DMA_OK;
 }
 
+int pccx_dma_submit_2d(unsigned channel, uint64_t ddr_addr, uint32_t row_bytes, uint32_t rows,
+                       uint32_t stride, unsigned tag) {
+  if (!valid_channel(channel)) {
+    return PCCX_DMA_E_CHANNEL;
+  }
+  if (tag > PCCX_DMA_TAG_MASK) {
+    return PCCX_DMA_E_TAG;
+  }
+  uca_hal_write32(PCCX_DMA_REG(channel, PCCX_DMA_REG_ROWS), rows);
+  uca_hal_write32(PCCX_DMA_REG(channel, PCCX_DMA_REG_STRIDE), stride);
+  uca_hal_write32(PCCX_DMA_REG(channel, PCCX_DMA_REG_ADDR_LO), (uint32_t)ddr_addr);
+  uca_hal_write32(PCCX_DMA_REG(channel, PCCX_DMA_REG_ADDR_HI), (uint32_t)(ddr_addr >> 32));
+  uca_hal_write32(PCCX_DMA_REG(channel, PCCX_DMA_REG_BYTES), row_bytes);
+  uca_hal_write32(PCCX_DMA_REG(channel, PCCX_DMA_REG_PUSH), (uint32_t)tag | PCCX_DMA_PUSH_2D);
+  return PCCX_DMA_OK;
+}
+
 int pccx_dma_set_class(unsigned channel, unsigned cls) {
   if (!valid_channel(channel)) {
     return PCCX_DMA_E_CHANNEL;

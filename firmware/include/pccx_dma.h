@@ -10,7 +10,10 @@
  * packed 72-bit DataMover command). See docs/models/memory-dma-l2.md.
  *
  * A descriptor is {64-bit DDR address, byte count, 4-bit tag, traffic class}:
- * write ADDR_LO, ADDR_HI, BYTES, then PUSH with the tag. A PUSH into a full
+ * write ADDR_LO, ADDR_HI, BYTES, then PUSH with the tag. A PUSH with
+ * PCCX_DMA_PUSH_2D set makes it two-dimensional: ROWS rows of BYTES bytes,
+ * row r at ADDR + r x STRIDE, one status for the whole (a row per column of
+ * a matrix whose records are strided in DDR). A PUSH into a full
  * descriptor queue is held (the bus write completes only when a slot frees),
  * like an INSTR_HI write into a full CMD_IN. Descriptors are checked when the
  * channel takes them; a bad one is dropped with an error status, a sticky
@@ -50,8 +53,10 @@ extern "C" {
 #define PCCX_DMA_REG_CLASS 0x24         /* RW: traffic class of the following PUSHes */
 #define PCCX_DMA_REG_BYTES_DONE_LO 0x28 /* R: bytes moved (LO read latches HI) */
 #define PCCX_DMA_REG_BYTES_DONE_HI 0x2C
-#define PCCX_DMA_REG_DEPTH 0x30 /* R: [15:0] descriptor queue depth, [31:16] status depth */
-#define PCCX_DMA_REG_INFO 0x34  /* R: [0] direction (1 = stream -> DDR), [11:8] DDR port */
+#define PCCX_DMA_REG_DEPTH 0x30  /* R: [15:0] descriptor queue depth, [31:16] status depth */
+#define PCCX_DMA_REG_INFO 0x34   /* R: [0] direction (1 = stream -> DDR), [11:8] DDR port */
+#define PCCX_DMA_REG_ROWS 0x38   /* RW: rows of a 2-D descriptor (0 and 1: one row) */
+#define PCCX_DMA_REG_STRIDE 0x3C /* RW: bytes from one row's start to the next's */
 
 /* The page's register table: X(name, offset, access), in offset order
  * (PCCX_ACCESS_* of pccx_npu_regs.h); the models build each page from it and
@@ -70,10 +75,14 @@ extern "C" {
   X(BYTES_DONE_LO, PCCX_DMA_REG_BYTES_DONE_LO, PCCX_ACCESS_R) \
   X(BYTES_DONE_HI, PCCX_DMA_REG_BYTES_DONE_HI, PCCX_ACCESS_R) \
   X(DEPTH, PCCX_DMA_REG_DEPTH, PCCX_ACCESS_R)                 \
-  X(INFO, PCCX_DMA_REG_INFO, PCCX_ACCESS_R)
+  X(INFO, PCCX_DMA_REG_INFO, PCCX_ACCESS_R)                   \
+  X(ROWS, PCCX_DMA_REG_ROWS, PCCX_ACCESS_RW)                  \
+  X(STRIDE, PCCX_DMA_REG_STRIDE, PCCX_ACCESS_RW)
 
-/* PUSH: tag in [3:0]; bits [31:4] are ignored. */
+/* PUSH: tag in [3:0]; [4] 2D (take ROWS and STRIDE; clear: one row of
+ * BYTES whatever ROWS holds); bits [31:5] are ignored. */
 #define PCCX_DMA_TAG_MASK 0xFu
+#define PCCX_DMA_PUSH_2D (1u << 4)
 
 /* STS_POP: bit 31 VALID (0 = the status queue was empty, the whole word is
  * then 0), [15:8] the PCCX_DMA_ERR_* bits of this descriptor (0 = OK),
@@ -137,6 +146,11 @@ typedef struct {
  * touching the hardware. Descriptor errors (range, length, alignment) are
  * found by the channel and reported through the status queue and ERR. */
 int pccx_dma_submit(unsigned channel, uint64_t ddr_addr, uint32_t bytes, unsigned tag);
+/* The same for a 2-D descriptor: `rows` rows of `row_bytes`, row r at
+ * ddr_addr + r x stride, moved in order as one descriptor (one status).
+ * Writes ROWS and STRIDE first; a later pccx_dma_submit is one row again. */
+int pccx_dma_submit_2d(unsigned channel, uint64_t ddr_addr, uint32_t row_bytes, uint32_t rows,
+                       uint32_t stride, unsigned tag);
 /* Traffic class (PCCX_DMA_CLASS_*) of the descriptors pushed from now on. */
 int pccx_dma_set_class(unsigned channel, unsigned cls);
 /* Pops the oldest status into *out (may be NULL). Returns PCCX_DMA_OK,

@@ -116,15 +116,20 @@ uint32_t dma_channel::check(const descriptor& d, std::string& reason) const {
     reason += (reason.empty() ? "" : "; ") + why;
   };
   if (d.bytes == 0) because(PCCX_DMA_ERR_ZERO_LENGTH, "zero length");
+  // The extent: from the first row's start to the last row's end.
+  const uint64_t extent = uint64_t{d.rows - 1} * d.stride + d.bytes;
   const uint64_t base = params_.ddr_base, size = params_.ddr_size;
-  if (d.addr < base || d.addr - base >= size || d.bytes > size - (d.addr - base))
-    because(PCCX_DMA_ERR_RANGE, "[" + hex(d.addr) + ", " + hex(d.addr + d.bytes) +
+  if (d.addr < base || d.addr - base >= size || extent > size - (d.addr - base))
+    because(PCCX_DMA_ERR_RANGE, "[" + hex(d.addr) + ", " + hex(d.addr + extent) +
                                     ") is not inside DDR [" + hex(base) + ", " + hex(base + size) +
                                     ")");
   const uint32_t align = params_.section.alignment_bytes;
   if (d.addr % align != 0)
     because(PCCX_DMA_ERR_ALIGN_ADDR,
             "address " + hex(d.addr) + " is not a multiple of " + std::to_string(align));
+  if (d.rows > 1 && d.stride % align != 0)
+    because(PCCX_DMA_ERR_ALIGN_ADDR, "row stride " + std::to_string(d.stride) +
+                                         " is not a multiple of " + std::to_string(align));
   if (d.bytes % align != 0)
     because(PCCX_DMA_ERR_ALIGN_LEN,
             "length " + std::to_string(d.bytes) + " is not a multiple of " + std::to_string(align));
@@ -136,7 +141,9 @@ void dma_channel::fault(const descriptor& d, uint32_t errors, const std::string&
   ++stats_.errors;
   PCCX_LOG(log_, warning,
            "descriptor #" << d.seq << " (tag " << d.tag << ", " << hex(d.addr) << ", " << d.bytes
-                          << " bytes) dropped: " << reason);
+                          << " bytes"
+                          << (d.rows > 1 ? " x " + std::to_string(d.rows) + " rows" : "")
+                          << ") dropped: " << reason);
   if (faults.connected())
     faults.write({params_.page, d.seq, d.addr, d.bytes, d.tag, errors, reason});
 }
@@ -174,104 +181,110 @@ void dma_channel::move(const descriptor& d) {
   traffic_.cls = d.cls;
   std::deque<sc_time> in_flight;  // completion times of this descriptor's blocks
   sc_time last = start;
-  uint64_t addr = d.addr;
-  uint64_t left = d.bytes;
+  uint64_t moved_rows = 0;  // bytes of the rows already moved
   // Blocks may share a transaction only while the blocks in flight outlast
   // the DDR latency: then each block's transfer follows the previous one
   // without a gap, and one transaction of several blocks, timed block by
   // block, gives the times the blocks would have had on their own. Learnt
   // from the descriptor's previous transaction (the first goes alone).
   bool gapless = false;
-  while (left > 0) {
-    // Blocks this transaction carries: one, or when reading into the FIFO up
-    // to coalesce_blocks that the FIFO has room for now.
-    uint64_t group = 1;
-    if (!to_ddr && gapless && params_.section.coalesce_blocks > 1)
-      group = std::max<uint64_t>(
-          1, std::min<uint64_t>({params_.section.coalesce_blocks, (left + block_ - 1) / block_,
-                                 fifo_.free_space() / block_}));
-    const uint32_t n = static_cast<uint32_t>(std::min<uint64_t>(uint64_t{block_} * group, left));
-    // Block k + outstanding leaves when block k has completed.
-    while (in_flight.size() >= params_.section.outstanding) {
-      set_local(std::max(local_now(), in_flight.front()));
-      in_flight.pop_front();
-    }
-    uint8_t* data = params_.functional ? buffer_.data() : nullptr;
-    if (!to_ddr) {
-      if (!fifo_.try_reserve(n)) {  // FIFO full: wait for the consumer
+  for (uint32_t r = 0; r < d.rows; ++r) {
+    uint64_t addr = d.addr + uint64_t{r} * d.stride;
+    uint64_t left = d.bytes;
+    while (left > 0) {
+      // Blocks this transaction carries: one, or when reading into the FIFO up
+      // to coalesce_blocks that the FIFO has room for now.
+      uint64_t group = 1;
+      if (!to_ddr && gapless && params_.section.coalesce_blocks > 1)
+        group = std::max<uint64_t>(
+            1, std::min<uint64_t>({params_.section.coalesce_blocks, (left + block_ - 1) / block_,
+                                   fifo_.free_space() / block_}));
+      const uint32_t n = static_cast<uint32_t>(std::min<uint64_t>(uint64_t{block_} * group, left));
+      // Block k + outstanding leaves when block k has completed.
+      while (in_flight.size() >= params_.section.outstanding) {
+        set_local(std::max(local_now(), in_flight.front()));
+        in_flight.pop_front();
+      }
+      uint8_t* data = params_.functional ? buffer_.data() : nullptr;
+      if (!to_ddr) {
+        if (!fifo_.try_reserve(n)) {  // FIFO full: wait for the consumer
+          qk_.sync();
+          const sc_time t0 = sc_core::sc_time_stamp();
+          fifo_.reserve(n);
+          stats_.stall += sc_core::sc_time_stamp() - t0;
+        }
+      } else if (auto ready = fifo_.try_pop(n, data, local_now())) {
+        set_local(*ready);
+      } else {  // FIFO empty: wait for the producer
         qk_.sync();
         const sc_time t0 = sc_core::sc_time_stamp();
-        fifo_.reserve(n);
+        fifo_.pop(n, data);
         stats_.stall += sc_core::sc_time_stamp() - t0;
       }
-    } else if (auto ready = fifo_.try_pop(n, data, local_now())) {
-      set_local(*ready);
-    } else {  // FIFO empty: wait for the producer
-      qk_.sync();
-      const sc_time t0 = sc_core::sc_time_stamp();
-      fifo_.pop(n, data);
-      stats_.stall += sc_core::sc_time_stamp() - t0;
-    }
 
-    tx_.set_command(to_ddr ? tlm::TLM_WRITE_COMMAND : tlm::TLM_READ_COMMAND);
-    tx_.set_address(addr);
-    tx_.set_data_ptr(data);
-    tx_.set_data_length(n);
-    tx_.set_streaming_width(n);
-    tx_.set_byte_enable_ptr(nullptr);
-    tx_.set_dmi_allowed(false);
-    tx_.set_response_status(tlm::TLM_INCOMPLETE_RESPONSE);
-    sc_time delay = qk_.get_local_time();
-    traffic_.transfer_start = traffic_.transfer_end = SC_ZERO_TIME;  // a DDR may not set them
-    ddr->b_transport(tx_, delay);
-    ++stats_.transactions;
-    if (!tx_.is_response_ok()) {
-      if (!to_ddr) fifo_.unreserve(n);
-      fault(d, PCCX_DMA_ERR_BUS,
-            "DDR answered " + tx_.get_response_string() + " for " + std::to_string(n) +
-                " bytes at " + hex(addr) + " (the rest of the descriptor is not moved)");
-      post_status(d, PCCX_DMA_ERR_BUS, std::max(last, local_now()));
-      active_ = false;
-      finished(d, d.bytes - left, PCCX_DMA_ERR_BUS, start, std::max(last, local_now()));
-      return;
-    }
-    const sc_time completion = sc_core::sc_time_stamp() + delay;
-    const sc_time xfer_start = traffic_.transfer_start, xfer_end = traffic_.transfer_end;
-    const bool timed = xfer_end > SC_ZERO_TIME && xfer_end >= xfer_start && completion >= xfer_end;
-    // One block's transfer time, times the other blocks in flight with it.
-    const double cover = timed ? static_cast<double>((xfer_end - xfer_start).value()) * block_ / n *
-                                     (params_.section.outstanding - 1.0)
-                               : 0.0;
-    gapless = timed && params_.section.outstanding > 1 &&
-              cover >= static_cast<double>((completion - xfer_end).value());
-    if (group == 1) {
-      if (!to_ddr) fifo_.push(n, completion, data);
-      in_flight.push_back(completion);
-      in_flight_bytes_.push_back({completion, n});
-    } else {
-      // Each block completes when its last byte has moved (the transfer's
-      // bytes spread evenly over its time) plus the access latency, as it
-      // would have on its own behind the previous one.
-      const uint64_t from = xfer_start.value();
-      const uint64_t span = (xfer_end - xfer_start).value();
-      const sc_time latency = completion - xfer_end;
-      uint64_t moved = 0;
-      for (uint64_t b = 0; b < group; ++b) {
-        const uint32_t part = static_cast<uint32_t>(std::min<uint64_t>(block_, n - moved));
-        moved += part;
-        const sc_time at =
-            sc_time::from_value(
-                from + static_cast<uint64_t>(static_cast<unsigned __int128>(span) * moved / n)) +
-            latency;
-        fifo_.push(part, at, data ? data + (moved - part) : nullptr);
-        in_flight.push_back(at);
-        in_flight_bytes_.push_back({at, part});
+      tx_.set_command(to_ddr ? tlm::TLM_WRITE_COMMAND : tlm::TLM_READ_COMMAND);
+      tx_.set_address(addr);
+      tx_.set_data_ptr(data);
+      tx_.set_data_length(n);
+      tx_.set_streaming_width(n);
+      tx_.set_byte_enable_ptr(nullptr);
+      tx_.set_dmi_allowed(false);
+      tx_.set_response_status(tlm::TLM_INCOMPLETE_RESPONSE);
+      sc_time delay = qk_.get_local_time();
+      traffic_.transfer_start = traffic_.transfer_end = SC_ZERO_TIME;  // a DDR may not set them
+      ddr->b_transport(tx_, delay);
+      ++stats_.transactions;
+      if (!tx_.is_response_ok()) {
+        if (!to_ddr) fifo_.unreserve(n);
+        fault(d, PCCX_DMA_ERR_BUS,
+              "DDR answered " + tx_.get_response_string() + " for " + std::to_string(n) +
+                  " bytes at " + hex(addr) + " (the rest of the descriptor is not moved)");
+        post_status(d, PCCX_DMA_ERR_BUS, std::max(last, local_now()));
+        active_ = false;
+        finished(d, moved_rows + (d.bytes - left), PCCX_DMA_ERR_BUS, start,
+                 std::max(last, local_now()));
+        return;
       }
+      const sc_time completion = sc_core::sc_time_stamp() + delay;
+      const sc_time xfer_start = traffic_.transfer_start, xfer_end = traffic_.transfer_end;
+      const bool timed =
+          xfer_end > SC_ZERO_TIME && xfer_end >= xfer_start && completion >= xfer_end;
+      // One block's transfer time, times the other blocks in flight with it.
+      const double cover = timed ? static_cast<double>((xfer_end - xfer_start).value()) * block_ /
+                                       n * (params_.section.outstanding - 1.0)
+                                 : 0.0;
+      gapless = timed && params_.section.outstanding > 1 &&
+                cover >= static_cast<double>((completion - xfer_end).value());
+      if (group == 1) {
+        if (!to_ddr) fifo_.push(n, completion, data);
+        in_flight.push_back(completion);
+        in_flight_bytes_.push_back({completion, n});
+      } else {
+        // Each block completes when its last byte has moved (the transfer's
+        // bytes spread evenly over its time) plus the access latency, as it
+        // would have on its own behind the previous one.
+        const uint64_t from = xfer_start.value();
+        const uint64_t span = (xfer_end - xfer_start).value();
+        const sc_time latency = completion - xfer_end;
+        uint64_t moved = 0;
+        for (uint64_t b = 0; b < group; ++b) {
+          const uint32_t part = static_cast<uint32_t>(std::min<uint64_t>(block_, n - moved));
+          moved += part;
+          const sc_time at =
+              sc_time::from_value(
+                  from + static_cast<uint64_t>(static_cast<unsigned __int128>(span) * moved / n)) +
+              latency;
+          fifo_.push(part, at, data ? data + (moved - part) : nullptr);
+          in_flight.push_back(at);
+          in_flight_bytes_.push_back({at, part});
+        }
+      }
+      last = std::max(last, completion);
+      addr += n;
+      left -= n;
+      if (qk_.need_sync()) qk_.sync();
     }
-    last = std::max(last, completion);
-    addr += n;
-    left -= n;
-    if (qk_.need_sync()) qk_.sync();
+    moved_rows += d.bytes;
   }
 
   // Busy time is the union of the descriptors' [start, last completion].
@@ -280,18 +293,18 @@ void dma_channel::move(const descriptor& d) {
   busy_end_ = std::max(busy_end_, last);
   busy_until_ = std::max(busy_until_, last);
   PCCX_LOG(log_, debug,
-           "descriptor #" << d.seq << " (tag " << d.tag << ", " << d.bytes << " bytes at "
+           "descriptor #" << d.seq << " (tag " << d.tag << ", " << d.total() << " bytes at "
                           << hex(d.addr) << ", " << traffic_class_name(d.cls) << ") done at "
                           << last);
   post_status(d, 0, last);
   active_ = false;
-  finished(d, d.bytes, 0, start, last);
+  finished(d, d.total(), 0, start, last);
 }
 
 void dma_channel::finished(const descriptor& d, uint64_t moved, uint32_t errors,
                            const sc_time& from, const sc_time& to) {
   if (!descriptors.connected()) return;
-  descriptors.write({params_.page, d.seq, d.addr, d.bytes, moved, d.tag, d.cls,
+  descriptors.write({params_.page, d.seq, d.addr, d.total(), moved, d.tag, d.cls,
                      params_.direction == dma_direction::stream_to_ddr, errors, from, to});
 }
 
@@ -350,11 +363,13 @@ uint32_t dma_channel::flags(const sc_time& now) const {
 
 void dma_channel::build_registers() {
   bank_.add_table(kRegisters, std::size(kRegisters));
-  // ADDR_LO, ADDR_HI and BYTES are plain read/write registers: PUSH takes
+  // ADDR_LO, ADDR_HI, BYTES, ROWS and STRIDE are plain read/write registers: PUSH takes
   // the descriptor from their stored values.
   addr_lo_ = &bank_["ADDR_LO"];
   addr_hi_ = &bank_["ADDR_HI"];
   bytes_ = &bank_["BYTES"];
+  rows_ = &bank_["ROWS"];
+  stride_ = &bank_["STRIDE"];
   bank_["PUSH"].on_write([this](uint32_t v, sc_time& delay) { push_descriptor(v, delay); });
   bank_["STS_POP"].on_read([this](bool debug) { return pop_status(debug); });
   bank_["FLAGS"].on_read([this](bool) { return flags(sc_core::sc_time_stamp()); });
@@ -410,6 +425,10 @@ void dma_channel::push_descriptor(uint32_t value, sc_time& delay) {
   d.addr = (static_cast<uint64_t>(addr_hi_->value()) << 32) | addr_lo_->value();
   d.bytes = bytes_->value();
   d.tag = value & PCCX_DMA_TAG_MASK;
+  if (value & PCCX_DMA_PUSH_2D) {
+    d.rows = std::max<uint32_t>(1, rows_->value());
+    d.stride = stride_->value();
+  }
   d.cls = cls_;
   d.arrival = sc_core::sc_time_stamp() + delay;
   queue_.push_back(d);

@@ -111,7 +111,7 @@ class dma_channel : public sc_core::sc_module {
     unsigned page = 0;
     uint64_t seq = 0;
     uint64_t addr = 0;
-    uint32_t requested = 0;
+    uint64_t requested = 0;  // rows x bytes per row
     uint64_t bytes = 0;
     unsigned tag = 0;
     traffic_class cls = traffic_class::weights;
@@ -125,7 +125,10 @@ class dma_channel : public sc_core::sc_module {
   struct descriptor {
     uint64_t seq = 0;
     uint64_t addr = 0;
-    uint32_t bytes = 0;
+    uint32_t bytes = 0;  // per row
+    uint32_t rows = 1;   // a 2-D descriptor: row r at addr + r x stride
+    uint32_t stride = 0;
+    uint64_t total() const { return uint64_t{rows} * bytes; }
     unsigned tag = 0;
     traffic_class cls = traffic_class::weights;
     sc_core::sc_time arrival;  // the writer's local time of the PUSH
@@ -172,14 +175,16 @@ class dma_channel : public sc_core::sc_module {
   regs::reg32* addr_lo_ = nullptr;
   regs::reg32* addr_hi_ = nullptr;
   regs::reg32* bytes_ = nullptr;
+  regs::reg32* rows_ = nullptr;
+  regs::reg32* stride_ = nullptr;
 
   std::deque<descriptor> queue_;
   std::deque<status_entry> status_;
   uint64_t pushed_ = 0;
   bool active_ = false;
   sc_core::sc_time active_arrival_;  // the PUSH time of the descriptor being moved
-  sc_core::sc_time busy_until_;  // completion of the last block issued
-  sc_core::sc_time busy_end_;    // end of the busy time already counted
+  sc_core::sc_time busy_until_;      // completion of the last block issued
+  sc_core::sc_time busy_end_;        // end of the busy time already counted
   std::deque<std::pair<sc_core::sc_time, uint64_t>> in_flight_bytes_;  // (completion, bytes)
   std::deque<sc_core::sc_time> pending_done_;  // completion of descriptors done later
   stats stats_;

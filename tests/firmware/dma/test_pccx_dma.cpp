@@ -119,6 +119,32 @@ TEST(FirmwareDma, StatusErrorsAndCounters) {
   EXPECT_EQ(b.ddr->log[0].cls, mem::traffic_class::kv_read);
 }
 
+// Columns of a strided matrix: 3 rows of 32 bytes every 64, through ACP_FMAP
+// into L2 as 6 consecutive words.
+TEST(FirmwareDma, ATwoDimensionalSubmitGathersStridedRows) {
+  bench_options o;
+  o.with_npu = true;
+  dma_bench b(o);
+  const uint64_t in = kBase + 0x10000, out = kBase + 0x20000;
+  b.ddr->fill_pattern(in, 192, 90);
+  int rc = -1, st = -1;
+  b.run([&](bus_master&) {
+    uca_init();
+    uca_memset(0, 1, 1, 1, 48);  // 6 words
+    rc = pccx_dma_submit_2d(PCCX_DMA_ACP_FMAP, in, 32, 3, 64, 4);
+    uca_memcpy(UCA_ROUTE_HOST_TO_L2, 0x100, 0, 1, 0);
+    pccx_dma_submit(PCCX_DMA_ACP_RESULT, out, 96, 5);
+    uca_memcpy(UCA_ROUTE_L2_TO_HOST, 0, 0x100, 1, 0);
+    uca_sync(1000);
+    st = pccx_dma_wait_status(PCCX_DMA_ACP_FMAP, nullptr, 100);
+  });
+  EXPECT_EQ(rc, PCCX_DMA_OK);
+  EXPECT_EQ(st, PCCX_DMA_OK);
+  for (uint64_t r = 0; r < 3; ++r)
+    for (uint64_t i = 0; i < 32; ++i)
+      ASSERT_EQ(*b.ddr->at(out + r * 32 + i), pattern(r * 64 + i, 90)) << r << " " << i;
+}
+
 TEST(FirmwareDma, BadArgumentsNeverTouchTheHardware) {
   dma_bench b;
   uint64_t before = 0, after = 0;
@@ -129,6 +155,8 @@ TEST(FirmwareDma, BadArgumentsNeverTouchTheHardware) {
     before = m.accesses;
     results.push_back(pccx_dma_submit(PCCX_DMA_CHANNELS, kBase, 16, 0));
     results.push_back(pccx_dma_submit(PCCX_DMA_HP0, kBase, 16, 16));
+    results.push_back(pccx_dma_submit_2d(PCCX_DMA_CHANNELS, kBase, 16, 2, 32, 0));
+    results.push_back(pccx_dma_submit_2d(PCCX_DMA_HP0, kBase, 16, 2, 32, 16));
     results.push_back(pccx_dma_set_class(PCCX_DMA_HP0, PCCX_DMA_CLASS_LAST + 1));
     results.push_back(pccx_dma_set_class(7, 0));
     results.push_back(pccx_dma_pop_status(9, nullptr));
@@ -141,9 +169,9 @@ TEST(FirmwareDma, BadArgumentsNeverTouchTheHardware) {
     results.push_back(pccx_dma_wait_status(PCCX_DMA_HP1, nullptr, 3));
   });
   EXPECT_EQ(after, before);
-  const std::vector<int> expected = {PCCX_DMA_E_CHANNEL, PCCX_DMA_E_TAG,     PCCX_DMA_E_CLASS,
-                                     PCCX_DMA_E_CHANNEL, PCCX_DMA_E_CHANNEL, PCCX_DMA_E_CHANNEL,
-                                     PCCX_DMA_E_TIMEOUT};
+  const std::vector<int> expected = {PCCX_DMA_E_CHANNEL, PCCX_DMA_E_TAG,     PCCX_DMA_E_CHANNEL,
+                                     PCCX_DMA_E_TAG,     PCCX_DMA_E_CLASS,   PCCX_DMA_E_CHANNEL,
+                                     PCCX_DMA_E_CHANNEL, PCCX_DMA_E_CHANNEL, PCCX_DMA_E_TIMEOUT};
   EXPECT_EQ(results, expected);
   EXPECT_EQ(err, 0u);
   EXPECT_EQ(bytes, 0u);

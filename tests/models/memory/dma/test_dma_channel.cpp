@@ -507,3 +507,85 @@ TEST(DmaChannel, PageDefaults) {
   EXPECT_EQ(result.default_class, mem::traffic_class::activations);
   EXPECT_THROW(mem::dma_channel_params::for_page(6), std::invalid_argument);
 }
+
+// ---------------------------------------------------------------- 2-D
+
+namespace {
+void submit_2d(bus_master& m, unsigned ch, uint64_t addr, uint32_t row_bytes, uint32_t rows,
+               uint32_t stride, unsigned tag) {
+  m.dma_write(ch, PCCX_DMA_REG_ROWS, rows);
+  m.dma_write(ch, PCCX_DMA_REG_STRIDE, stride);
+  m.dma_write(ch, PCCX_DMA_REG_ADDR_LO, static_cast<uint32_t>(addr));
+  m.dma_write(ch, PCCX_DMA_REG_ADDR_HI, static_cast<uint32_t>(addr >> 32));
+  m.dma_write(ch, PCCX_DMA_REG_BYTES, row_bytes);
+  m.dma_write(ch, PCCX_DMA_REG_PUSH, tag | PCCX_DMA_PUSH_2D);
+}
+}  // namespace
+
+// Rows of 48 bytes every 160: the FIFO gets the rows one after another, the
+// gaps stay in DDR, and one status covers the whole.
+TEST(DmaChannel, ATwoDimensionalDescriptorStreamsItsRowsInOrder) {
+  dma_bench b;
+  constexpr uint32_t kRows = 5, kRowBytes = 48, kStride = 160;
+  for (uint32_t r = 0; r < kRows; ++r)
+    b.ddr->fill_pattern(kBase + r * kStride, kStride, static_cast<uint8_t>(40 + r));
+  drain_record got;
+  b.spawn(drainer(b.fifo(PCCX_DMA_HP0), kRows * kRowBytes, kRowBytes, got));
+  uint32_t st = 0, lvl = 0;
+  uint64_t done = 0;
+  b.run([&](bus_master& m) {
+    submit_2d(m, PCCX_DMA_HP0, kBase, kRowBytes, kRows, kStride, 3);
+    st = m.wait_status(PCCX_DMA_HP0);
+    lvl = m.dma_read(PCCX_DMA_HP0, PCCX_DMA_REG_STS_LVL);
+    done = read_bytes_done(m, PCCX_DMA_HP0);
+  });
+  EXPECT_EQ(PCCX_DMA_STS_TAG(st), 3u);
+  EXPECT_EQ(PCCX_DMA_STS_ERR(st), 0u);
+  EXPECT_EQ(lvl, 0u) << "one status for the whole descriptor";
+  EXPECT_EQ(done, uint64_t{kRows} * kRowBytes);
+  ASSERT_EQ(got.data.size(), size_t{kRows} * kRowBytes);
+  for (uint32_t r = 0; r < kRows; ++r)
+    expect_pattern(got.data, r * kRowBytes, kRowBytes, static_cast<uint8_t>(40 + r));
+  for (const auto& rec : b.ddr->log)
+    EXPECT_LT((rec.addr - kBase) % kStride, kRowBytes) << "no byte of a gap is read";
+}
+
+// A plain PUSH is one row whatever ROWS holds, so firmware that never uses
+// 2-D descriptors is unaffected by one that does.
+TEST(DmaChannel, APlainPushIgnoresRows) {
+  dma_bench b;
+  b.ddr->fill_pattern(kBase, 256, 50);
+  drain_record got;
+  b.spawn(drainer(b.fifo(PCCX_DMA_HP1), 64, 64, got));
+  b.run([&](bus_master& m) {
+    m.dma_write(PCCX_DMA_HP1, PCCX_DMA_REG_ROWS, 4);
+    m.dma_write(PCCX_DMA_HP1, PCCX_DMA_REG_STRIDE, 128);
+    m.submit(PCCX_DMA_HP1, kBase, 64, 0);
+    m.wait_status(PCCX_DMA_HP1);
+    EXPECT_EQ(m.dma_read(PCCX_DMA_HP1, PCCX_DMA_REG_ROWS), 4u);
+    EXPECT_EQ(m.dma_read(PCCX_DMA_HP1, PCCX_DMA_REG_STRIDE), 128u);
+  });
+  EXPECT_EQ(b.channel(PCCX_DMA_HP1).statistics().bytes_done, 64u);
+  expect_pattern(got.data, 0, 64, 50);
+}
+
+// The checks cover the whole extent: a last row past the DDR end, or a
+// stride off the alignment, drops the descriptor before any row moves.
+TEST(DmaChannel, TwoDimensionalChecksCoverEveryRow) {
+  log_capture logs;
+  dma_bench b;
+  uint32_t past_end = 0, odd_stride = 0;
+  b.run([&](bus_master& m) {
+    submit_2d(m, PCCX_DMA_HP2, kBase + 0x01000000 - 4096, 1024, 3, 2048, 1);
+    past_end = m.wait_status(PCCX_DMA_HP2);
+    submit_2d(m, PCCX_DMA_HP2, kBase, 1024, 3, 1032, 2);
+    odd_stride = m.wait_status(PCCX_DMA_HP2);
+  });
+  EXPECT_EQ(PCCX_DMA_STS_ERR(past_end), PCCX_DMA_ERR_RANGE);
+  EXPECT_EQ(PCCX_DMA_STS_ERR(odd_stride), PCCX_DMA_ERR_ALIGN_ADDR);
+  EXPECT_TRUE(b.ddr->log.empty());
+  const std::string text = logs.os.str();
+  EXPECT_NE(text.find("1024 bytes x 3 rows) dropped"), std::string::npos) << text;
+  EXPECT_NE(text.find("[0x10fff000, 0x11000400) is not inside DDR"), std::string::npos) << text;
+  EXPECT_NE(text.find("row stride 1032 is not a multiple of 16"), std::string::npos) << text;
+}
