@@ -31,8 +31,7 @@ struct planner {
     const std::size_t line = in.words[word].line;
     if (bytes > 0xFFFFFFFFull)
       throw vp::input_error(in.file + ":" + std::to_string(line) + ": --auto-dma: " +
-                                 std::to_string(bytes) +
-                                 " bytes exceed one DMA descriptor (4 GiB - 1)");
+                            std::to_string(bytes) + " bytes exceed one DMA descriptor (4 GiB - 1)");
     const uint64_t ddr_end = cfg.memory_map.ddr_base + cfg.memory_map.ddr_size;
     if (next < cfg.memory_map.ddr_base || next > ddr_end || bytes > ddr_end - next)
       throw vp::input_error(
@@ -66,8 +65,6 @@ std::size_t plan_auto_dma(replay_input& in, const config::platform_config& cfg, 
     if (it == slots.end()) return std::nullopt;
     return it->second;
   };
-  npu::gemm_unit_params gemm;
-  gemm.section = cfg.npu.gemm;
   planner p{in, cfg, (base + kBufferAlign - 1) / kBufferAlign * kBufferAlign};
 
   for (std::size_t w = 0; w < in.words.size(); ++w) {
@@ -79,10 +76,10 @@ std::size_t plan_auto_dma(replay_input& in, const config::platform_config& cfg, 
     } else if (const auto* mc = std::get_if<isa::memcpy_instr>(&ins->body)) {
       const auto size = read(0, mc->shape_ptr);
       if (!size) continue;
-      const uint64_t bytes = uint64_t{isa::l2_words_for_elements(
-                                 static_cast<uint32_t>(std::min<uint64_t>(
-                                     uint64_t{(*size)[0]} * (*size)[1] * (*size)[2], 0xFFFFFFFFu)))} *
-                             16;
+      const uint64_t bytes =
+          uint64_t{isa::l2_words_for_elements(static_cast<uint32_t>(
+              std::min<uint64_t>(uint64_t{(*size)[0]} * (*size)[1] * (*size)[2], 0xFFFFFFFFu)))} *
+          16;
       if (mc->route() == isa::memcpy_route::host_to_l2)
         p.add(PCCX_DMA_ACP_FMAP, PCCX_DMA_CLASS_ACTIVATIONS, bytes, w);
       else if (mc->route() == isa::memcpy_route::l2_to_host)
@@ -94,9 +91,10 @@ std::size_t plan_auto_dma(replay_input& in, const config::platform_config& cfg, 
       const uint32_t n = e->shape[1], k = e->shape[2];
       const bool w_scale = mm->flags & UCA_FLAG_W_SCALE;
       if (ins->op == isa::opcode::gemm) {
-        const uint64_t per_fifo = npu::gemm_stream_bytes_per_fifo(gemm, n, k, w_scale);
-        p.add(PCCX_DMA_HP0, PCCX_DMA_CLASS_WEIGHTS, per_fifo, w);
-        p.add(PCCX_DMA_HP1, PCCX_DMA_CLASS_WEIGHTS, per_fifo, w);
+        // Column n on HP(n mod 2); a FIFO without columns gets no descriptor.
+        for (unsigned f = 0; f < 2; ++f)
+          if (const uint64_t bytes = npu::gemm_stream_bytes_of_fifo(n, k, w_scale, f))
+            p.add(f == 0 ? PCCX_DMA_HP0 : PCCX_DMA_HP1, PCCX_DMA_CLASS_WEIGHTS, bytes, w);
       } else {
         // Output row r comes from FIFO r mod F.
         const auto& fifos = cfg.npu.gemv.weight_fifos;

@@ -8,8 +8,10 @@
 //
 // Input: a sequence of operations, one selector byte each, the low three
 // bits the operation and the rest the channel (mod 6):
-//   0  set ADDR_LO/ADDR_HI/BYTES: mode byte, then 8 + 4 bytes
-//   1  PUSH: tag byte (a full queue is made room for first)
+//   0  set ADDR_LO/ADDR_HI/BYTES: mode byte, then 8 + 4 bytes; mode bit 4
+//      also ROWS and STRIDE: 1 + 4 bytes
+//   1  PUSH: tag byte, bit 4 the 2-D flag (a full queue is made room for
+//      first)
 //   2  CLASS write: value byte (above 5 must set ERR.CLASS and be ignored)
 //   3  ERR write (W1C): value byte
 //   4  read an arbitrary offset of the page: 2 bytes offset, size byte
@@ -42,7 +44,7 @@ constexpr size_t kMaxOps = 128;
 const sc_time kInputBound(200, sc_core::SC_MS);
 const sc_time kDrainBound(20, sc_core::SC_MS);
 constexpr uint32_t kMaxMove = 16 * 1024;  // bytes a valid descriptor may move
-constexpr uint32_t kPageRegsEnd = PCCX_DMA_REG_INFO + 4;
+constexpr uint32_t kPageRegsEnd = PCCX_DMA_REG_STRIDE + 4;
 
 [[noreturn]] void violated(const std::string& what) {
   pccx::fuzz::violated(kName, what);
@@ -58,7 +60,7 @@ struct expected_status {
   unsigned tag = 0;
   uint32_t errors = 0;  // PCCX_DMA_ERR_* the checks must raise (BUS aside)
   uint64_t addr = 0;
-  uint32_t bytes = 0;
+  uint64_t bytes = 0;  // rows x bytes per row
 };
 
 class driver {
@@ -69,6 +71,8 @@ class driver {
       addr_[ch] = p_.read(reg(ch, PCCX_DMA_REG_ADDR_LO)) |
                   static_cast<uint64_t>(p_.read(reg(ch, PCCX_DMA_REG_ADDR_HI))) << 32;
       bytes_[ch] = p_.read(reg(ch, PCCX_DMA_REG_BYTES));
+      rows_[ch] = p_.read(reg(ch, PCCX_DMA_REG_ROWS));
+      stride_[ch] = p_.read(reg(ch, PCCX_DMA_REG_STRIDE));
     }
   }
 
@@ -120,22 +124,34 @@ class driver {
     p_.write(reg(ch, PCCX_DMA_REG_BYTES), bytes);
     addr_[ch] = addr;
     bytes_[ch] = bytes;
+    if (mode & 16) {
+      rows_[ch] = take8();
+      stride_[ch] = take32();
+      p_.write(reg(ch, PCCX_DMA_REG_ROWS), rows_[ch]);
+      p_.write(reg(ch, PCCX_DMA_REG_STRIDE), stride_[ch]);
+    }
     if (p_.read(reg(ch, PCCX_DMA_REG_ADDR_LO)) != static_cast<uint32_t>(addr) ||
         p_.read(reg(ch, PCCX_DMA_REG_ADDR_HI)) != static_cast<uint32_t>(addr >> 32) ||
         p_.read(reg(ch, PCCX_DMA_REG_BYTES)) != bytes)
       violated("ADDR/BYTES do not read back what was written");
   }
 
+  // Rows of the next PUSH (1 unless 2-D with ROWS above 1).
+  uint32_t rows_of(unsigned ch, bool two_d) const {
+    return two_d ? std::max<uint32_t>(1, rows_[ch]) : 1;
+  }
+
   // The documented checks (docs/models/memory-dma-l2.md, "Descriptors and errors").
-  uint32_t expected_errors(unsigned ch) const {
-    const uint64_t a = addr_[ch], n = bytes_[ch];
+  uint32_t expected_errors(unsigned ch, bool two_d) const {
+    const uint64_t a = addr_[ch], n = bytes_[ch], rows = rows_of(ch, two_d);
+    const unsigned __int128 extent = static_cast<unsigned __int128>(rows - 1) * stride_[ch] + n;
     const uint64_t base = p_.ddr_base(), size = p_.ddr_size();
     uint32_t e = 0;
-    // a inside DDR and [a, a + n) inside it, computed without overflowing.
-    if (a < base || a - base >= size || n > size - (a - base)) e |= PCCX_DMA_ERR_RANGE;
+    // a inside DDR and [a, a + extent) inside it, computed without overflowing.
+    if (a < base || a - base >= size || extent > size - (a - base)) e |= PCCX_DMA_ERR_RANGE;
     if (n == 0) e |= PCCX_DMA_ERR_ZERO_LENGTH;
     const uint32_t align = p_.params().dma[ch].section.alignment_bytes;
-    if (a % align != 0) e |= PCCX_DMA_ERR_ALIGN_ADDR;
+    if (a % align != 0 || (rows > 1 && stride_[ch] % align != 0)) e |= PCCX_DMA_ERR_ALIGN_ADDR;
     if (n % align != 0) e |= PCCX_DMA_ERR_ALIGN_LEN;
     return e;
   }
@@ -182,15 +198,20 @@ class driver {
 
   void push(unsigned ch, uint32_t value) {
     make_room(ch);
+    const bool two_d = value & PCCX_DMA_PUSH_2D;
     // A descriptor that passes the checks moves its bytes; bounding those
     // keeps every input within a few milliseconds of simulated time.
     // Refused descriptors keep their raw (often huge) counts.
-    if (expected_errors(ch) == 0 && bytes_[ch] > kMaxMove) {
+    if (expected_errors(ch, two_d) == 0 && bytes_[ch] > kMaxMove) {
       bytes_[ch] = std::max<uint32_t>((bytes_[ch] % kMaxMove) & ~15u, 16);
       p_.write(reg(ch, PCCX_DMA_REG_BYTES), bytes_[ch]);
     }
-    expected_[ch].push_back(
-        {value & PCCX_DMA_TAG_MASK, expected_errors(ch), addr_[ch], bytes_[ch]});
+    if (expected_errors(ch, two_d) == 0 && uint64_t{rows_of(ch, two_d)} * bytes_[ch] > kMaxMove) {
+      rows_[ch] = std::max<uint32_t>(1, kMaxMove / bytes_[ch]);
+      p_.write(reg(ch, PCCX_DMA_REG_ROWS), rows_[ch]);
+    }
+    expected_[ch].push_back({value & PCCX_DMA_TAG_MASK, expected_errors(ch, two_d), addr_[ch],
+                             uint64_t{rows_of(ch, two_d)} * bytes_[ch]});
     p_.write(reg(ch, PCCX_DMA_REG_PUSH), value);
   }
 
@@ -213,7 +234,8 @@ class driver {
   }
 
   static bool writable(uint32_t off) {
-    return off <= PCCX_DMA_REG_PUSH || off == PCCX_DMA_REG_ERR || off == PCCX_DMA_REG_CLASS;
+    return off <= PCCX_DMA_REG_PUSH || off == PCCX_DMA_REG_ERR || off == PCCX_DMA_REG_CLASS ||
+           off == PCCX_DMA_REG_ROWS || off == PCCX_DMA_REG_STRIDE;
   }
 
   void random_read(unsigned ch) {
@@ -256,6 +278,8 @@ class driver {
     if (off == PCCX_DMA_REG_ADDR_LO) addr_[ch] = (addr_[ch] & ~0xFFFFFFFFull) | v;
     if (off == PCCX_DMA_REG_ADDR_HI) addr_[ch] = (addr_[ch] & 0xFFFFFFFFull) | uint64_t{v} << 32;
     if (off == PCCX_DMA_REG_BYTES) bytes_[ch] = v;
+    if (off == PCCX_DMA_REG_ROWS) rows_[ch] = v;
+    if (off == PCCX_DMA_REG_STRIDE) stride_[ch] = v;
   }
 
   void stream_side(unsigned ch, uint64_t bytes) {
@@ -275,6 +299,8 @@ class driver {
   size_t pos_ = 0;
   std::array<uint64_t, PCCX_DMA_CHANNELS> addr_{};
   std::array<uint32_t, PCCX_DMA_CHANNELS> bytes_{};
+  std::array<uint32_t, PCCX_DMA_CHANNELS> rows_{};
+  std::array<uint32_t, PCCX_DMA_CHANNELS> stride_{};
   std::array<std::deque<expected_status>, PCCX_DMA_CHANNELS> expected_;
   unsigned statuses_ = 0, refused_ = 0;
 };

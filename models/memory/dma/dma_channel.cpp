@@ -117,12 +117,12 @@ uint32_t dma_channel::check(const descriptor& d, std::string& reason) const {
   };
   if (d.bytes == 0) because(PCCX_DMA_ERR_ZERO_LENGTH, "zero length");
   // The extent: from the first row's start to the last row's end.
-  const uint64_t extent = uint64_t{d.rows - 1} * d.stride + d.bytes;
+  const unsigned __int128 extent = static_cast<unsigned __int128>(d.rows - 1) * d.stride + d.bytes;
   const uint64_t base = params_.ddr_base, size = params_.ddr_size;
   if (d.addr < base || d.addr - base >= size || extent > size - (d.addr - base))
-    because(PCCX_DMA_ERR_RANGE, "[" + hex(d.addr) + ", " + hex(d.addr + extent) +
-                                    ") is not inside DDR [" + hex(base) + ", " + hex(base + size) +
-                                    ")");
+    because(PCCX_DMA_ERR_RANGE,
+            "[" + hex(d.addr) + ", " + hex(d.addr + static_cast<uint64_t>(extent)) +
+                ") is not inside DDR [" + hex(base) + ", " + hex(base + size) + ")");
   const uint32_t align = params_.section.alignment_bytes;
   if (d.addr % align != 0)
     because(PCCX_DMA_ERR_ALIGN_ADDR,

@@ -16,6 +16,7 @@ struct gemm_config {
   std::uint32_t drain_cycles = 4;
   std::uint32_t act_buffer_bytes = 1048576;
   std::uint32_t acc_buffer_entries = 262144;
+  std::uint32_t weight_block_bytes = 131072;
 
   template <class V>
   void visit(V& v) {
@@ -44,6 +45,12 @@ struct gemm_config {
             "entries / (M * 64))) N-tiles that share each streamed activation slice",
             range(1u, 16777216u,
                   "at least 1; G stops at 4 N-tiles, and 4 x 64 x M (16-bit) stays below 2^24"));
+    v.field("weight_block_bytes", weight_block_bytes,
+            "Weight block buffer per FIFO: an N-tile's 32 weight columns are held whole "
+            "(32 x the column's bytes); an instruction whose N-tile does not fit is refused "
+            "(split K), and the first N-group holds at most as many N-tiles as fit",
+            range(16u, 16777216u,
+                  "at least one beat; 16 MiB caps the buffer (a 65,535-wide K column is 32 KiB)"));
   }
 };
 

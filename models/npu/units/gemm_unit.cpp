@@ -21,7 +21,9 @@ namespace {
 constexpr uint32_t kWord = mem::l2_memory::kWordBytes;
 constexpr uint32_t kPerWord = bf16::kPerWord;
 constexpr unsigned kPort = mem::l2_memory::kComputePort;
-constexpr unsigned kFifos = 2;  // HP0, HP1
+constexpr unsigned kFifos = 2;      // HP0, HP1
+constexpr uint64_t kBeat = 16;      // a scale beat; chunks are whole beats
+constexpr uint64_t kScaleLead = 2;  // a scaled record's BF16 scale before its weights
 
 // Consecutive L2 words, relative to the first activation word.
 struct word_run {
@@ -52,7 +54,6 @@ std::vector<word_run> slice_runs(uint32_t m_rows, uint32_t k, uint32_t k0, uint3
 }
 }  // namespace
 
-
 gemm_unit::gemm_unit(sc_core::sc_module_name name, const gemm_unit_params& params,
                      mem::l2_memory& l2, std::vector<mem::stream_fifo*> weight_fifos,
                      perf_counters& counters)
@@ -73,30 +74,21 @@ gemm_unit::gemm_unit(sc_core::sc_module_name name, const gemm_unit_params& param
     throw std::invalid_argument(n + ": needs exactly two weight FIFOs (HP0, HP1)");
 }
 
-uint64_t gemm_tile_bytes_per_fifo(const gemm_unit_params& p) {
-  return uint64_t{p.rows} * (p.cols * p.macs_per_pe / kFifos) / 2;
+uint64_t gemm_columns_of_fifo(uint32_t n, unsigned f) {
+  return n > f ? (uint64_t{n} - f + kFifos - 1) / kFifos : 0;
 }
 
-uint64_t gemm_scale_bytes_per_fifo(const gemm_unit_params& p) {
-  return 2ull * (p.cols * p.macs_per_pe / kFifos);
+uint64_t gemm_chunk_bytes(uint32_t k, bool w_scale) {
+  const uint64_t lead = w_scale ? kScaleLead : 0;
+  return (lead + ceil_div(k, 2) + kBeat - 1) / kBeat * kBeat;
 }
 
-uint64_t gemm_stream_bytes_per_fifo(const gemm_unit_params& p, uint32_t n, uint32_t k,
-                                    bool w_scale) {
-  const uint64_t nt = ceil_div(n, p.cols * p.macs_per_pe), kt = ceil_div(k, p.rows);
-  return nt * ((w_scale ? gemm_scale_bytes_per_fifo(p) : 0) + kt * gemm_tile_bytes_per_fifo(p));
+uint64_t gemm_stream_bytes_of_fifo(uint32_t n, uint32_t k, bool w_scale, unsigned f) {
+  return gemm_columns_of_fifo(n, f) * ((w_scale ? kBeat : 0) + gemm_chunk_bytes(k, w_scale));
 }
 
-uint64_t gemm_unit::tile_bytes_per_fifo() const {
-  return gemm_tile_bytes_per_fifo(params_);
-}
-
-uint64_t gemm_unit::scale_bytes_per_fifo() const {
-  return gemm_scale_bytes_per_fifo(params_);
-}
-
-uint64_t gemm_unit::stream_bytes_per_fifo(uint32_t n, uint32_t k, bool w_scale) const {
-  return gemm_stream_bytes_per_fifo(params_, n, k, w_scale);
+uint64_t gemm_unit::block_bytes_per_fifo(uint32_t k, bool w_scale) const {
+  return uint64_t{tile_n() / kFifos} * gemm_chunk_bytes(k, w_scale);
 }
 
 uint32_t gemm_unit::group_ntiles(uint32_t m, uint32_t n) const {
@@ -110,20 +102,29 @@ uint32_t gemm_unit::group_ntiles(uint32_t m, uint32_t n) const {
   return static_cast<uint32_t>(std::max<uint64_t>(1, std::min({n_tiles, fit, hides})));
 }
 
+uint32_t gemm_unit::group_ntiles(uint32_t m, uint32_t n, uint32_t k, bool w_scale) const {
+  const uint64_t resident = params_.section.weight_block_bytes / block_bytes_per_fifo(k, w_scale);
+  return static_cast<uint32_t>(
+      std::max<uint64_t>(1, std::min<uint64_t>(group_ntiles(m, n), resident)));
+}
+
 // One instruction as the stages see it: the decoded fields, what follows
 // from them before any time is taken, and what each stage hands the next.
 struct gemm_unit::job {
   const isa::matmul_instr* mm = nullptr;
   uint32_t M = 0, N = 0, K = 0;
   bool w_scale = false, accm = false, functional = false;
-  uint64_t tbytes = 0, sbytes = 0;                   // per FIFO: one K-tile, an N-tile's scales
-  uint32_t TK = 0, TN = 0, half = 0, row_bytes = 0;  // half: columns per FIFO
+  uint64_t chunk = 0, lead = 0;       // a column's bytes and where its weights start in them
+  uint32_t TK = 0, TN = 0, half = 0;  // half: an N-tile's columns per FIFO
   uint32_t n_tiles = 0, k_tiles = 0, group = 0, windows = 0;
   uint32_t act_words = 0, out_words = 0;
   uint64_t tail_cycles = 0;
   sc_time period, load_time, tile_time, tail_time;
   sc_time t0, end, old_ready;
   std::vector<sc_time> slice_ready, ntile_end;
+  std::vector<sc_time> block_ready;        // N-tile j's weights all in the block buffer
+  std::vector<sc_time> block_freed;        // its last tile loaded into the array: the slot is free
+  uint32_t resident = 1;                   // blocks the block buffer holds
   sc_time load_end;                        // loader free
   sc_time comp_end;                        // array free
   sc_time comp_end_prev2, comp_end_prev1;  // buffers: tiles t-2, t-1
@@ -171,19 +172,29 @@ std::optional<threaded_unit::result> gemm_unit::resolve(const dispatched_instruc
   jb.w_scale = mm->flags & UCA_FLAG_W_SCALE;
   jb.accm = mm->flags & UCA_FLAG_ACCM;
   // UCA_FLAG_FINDEMAX is ignored by the GEMM unit (docs/models/gemm.md).
-  jb.tbytes = tile_bytes_per_fifo();
-  jb.sbytes = scale_bytes_per_fifo();
+  jb.chunk = gemm_chunk_bytes(K, jb.w_scale);
+  jb.lead = jb.w_scale ? kScaleLead : 0;
+  const uint64_t block = block_bytes_per_fifo(K, jb.w_scale);
+  if (block > params_.section.weight_block_bytes)
+    return result{PCCX_ERR_UNIT_FAULT,
+                  std::string(name()) + ": a GEMM N-tile's weights, 32 columns x " +
+                      std::to_string(jb.chunk) + " bytes (K = " + std::to_string(K) +
+                      ") = " + std::to_string(block) +
+                      " bytes per FIFO, exceed the weight block buffer of " +
+                      std::to_string(params_.section.weight_block_bytes) +
+                      " bytes (npu.gemm.weight_block_bytes): split K"};
   for (auto* f : fifos_)
-    if (f->capacity() < std::max(jb.tbytes, jb.sbytes))
+    if (f->capacity() < jb.chunk)
       return result{PCCX_ERR_UNIT_FAULT, std::string(name()) + ": weight FIFO " + f->name() +
                                              " holds " + std::to_string(f->capacity()) +
-                                             " bytes, a tile is " + std::to_string(jb.tbytes)};
+                                             " bytes, a weight column is " +
+                                             std::to_string(jb.chunk)};
+  jb.resident = static_cast<uint32_t>(params_.section.weight_block_bytes / block);
   jb.functional = matmul::computes_values(l2_, fifos_);
 
   jb.TK = tile_k(), jb.TN = tile_n(), jb.half = jb.TN / kFifos;
-  jb.row_bytes = jb.half / 2;
   jb.n_tiles = ceil_div(N, jb.TN), jb.k_tiles = ceil_div(K, jb.TK);
-  jb.group = group_ntiles(M, N);
+  jb.group = group_ntiles(M, N, K, jb.w_scale);
   jb.windows = ceil_div(K, params_.section.drain_limit);
   jb.period = params_.core_period;
   jb.load_time = jb.period * static_cast<double>(params_.section.tile_load_cycles);
@@ -229,8 +240,10 @@ void gemm_unit::run_tiles(job& jb) {
   const bool functional = jb.functional;
   jb.w.resize(functional ? size_t{jb.N} * jb.K : 0);
   jb.sw.assign(functional ? jb.N : 0, 1.0f);
-  jb.buf.resize(functional ? std::max(jb.tbytes, jb.sbytes) : 0);
+  jb.buf.resize(functional ? jb.chunk : 0);
   jb.ntile_end.resize(jb.n_tiles);
+  jb.block_ready.assign(jb.n_tiles, jb.t0);
+  jb.block_freed.assign(jb.n_tiles, jb.t0);
   jb.load_end = jb.comp_end = jb.comp_end_prev2 = jb.comp_end_prev1 = jb.t0;
   for (uint32_t i = 0; i < jb.k_tiles; ++i)
     for (uint32_t j = 0; j < jb.group; ++j) run_tile(jb, j, i);
@@ -249,6 +262,7 @@ void gemm_unit::run_tile(job& jb, uint32_t j, uint32_t i) {
   const sc_time avail = load_tile(jb, j, i, nominal);
   ++stats_.tiles;
   jb.load_end = avail + jb.load_time;
+  if (i + 1 == jb.k_tiles) jb.block_freed[j] = jb.load_end;
   const sc_time loaded = std::max(jb.comp_end, jb.load_end);  // array free, tile loaded
   const sc_time start = std::max(loaded, jb.slice_ready[i]);
   // The array's idle gap before the tile: up to `loaded` it is a weight
@@ -265,35 +279,46 @@ void gemm_unit::run_tile(job& jb, uint32_t j, uint32_t i) {
   clock_.advance_to(start);
 }
 
-// The bytes of tile (N-tile j, K-tile i) from both FIFOs, each preceded by
-// the N-tile's scales on its first K-tile under w_scale, unpacked into the
-// weights; returns when the last of them is there (no earlier than
-// `nominal`, when a buffer is free).
+// Tile (N-tile j, K-tile i) from the block buffer; its first tile takes the
+// N-tile's block from both FIFOs (and the first block of all takes every
+// scale beat before it), once the block buffer has a free slot. Returns
+// when the tile's weights are there (no earlier than `nominal`, when a
+// tile buffer is free).
 sc_time gemm_unit::load_tile(job& jb, uint32_t j, uint32_t i, const sc_time& nominal) {
-  const uint32_t N = jb.N, K = jb.K, TK = jb.TK, half = jb.half, row_bytes = jb.row_bytes;
-  const uint32_t n0 = j * jb.TN, k0 = i * TK;
+  if (i == 0) take_block(jb, j);
+  return std::max(nominal, jb.block_ready[j]);
+}
+
+// N-tile j's columns from both FIFOs: FIFO f carries columns n = 2s + f,
+// so the N-tile's are s = 32j .. 32j + 31 (below N).
+void gemm_unit::take_block(job& jb, uint32_t j) {
+  const uint32_t N = jb.N, K = jb.K;
   const bool functional = jb.functional;
-  int8_t* w = jb.w.data();
-  sc_time avail = nominal;
+  // The slot of the block `resident` N-tiles back must be free (its last
+  // tile loaded); the first blocks find the buffer empty.
+  const sc_time slot = j >= jb.resident ? jb.block_freed[j - jb.resident] : jb.t0;
+  sc_time ready = slot;
   for (unsigned f = 0; f < kFifos; ++f) {
-    const uint32_t c0 = n0 + f * half;  // first output column of this FIFO
-    uint8_t* b = functional ? jb.buf.data() : nullptr;
-    if (i == 0 && jb.w_scale) {
-      avail = std::max(avail, matmul::take_weights(clock_, *fifos_[f], jb.sbytes, b, nominal));
-      stats_.weight_bytes += jb.sbytes;
-      if (functional)
-        for (uint32_t c = 0; c < half && c0 + c < N; ++c)
-          jb.sw[c0 + c] = bf16::to_float(bf16::load(b, c));
+    const uint64_t columns = gemm_columns_of_fifo(N, f);
+    if (j == 0 && jb.w_scale)  // every scale beat, in column order, before the first block
+      for (uint64_t s = 0; s < columns; ++s) {
+        uint8_t* b = functional ? jb.buf.data() : nullptr;
+        ready = std::max(ready, matmul::take_weights(clock_, *fifos_[f], kBeat, b, jb.t0));
+        stats_.weight_bytes += kBeat;
+        if (functional) jb.sw[2 * s + f] = bf16::to_float(bf16::load(b, 0));
+      }
+    const uint64_t s_end = std::min<uint64_t>(columns, uint64_t{j + 1} * jb.half);
+    for (uint64_t s = uint64_t{j} * jb.half; s < s_end; ++s) {
+      uint8_t* b = functional ? jb.buf.data() : nullptr;
+      ready = std::max(ready, matmul::take_weights(clock_, *fifos_[f], jb.chunk, b, slot));
+      stats_.weight_bytes += jb.chunk;
+      if (!functional) continue;
+      int8_t* w = &jb.w[size_t(2 * s + f) * K];
+      for (uint32_t k = 0; k < K; ++k)
+        w[k] = static_cast<int8_t>(matmul::int4(b[jb.lead + k / 2], k & 1));
     }
-    avail = std::max(avail, matmul::take_weights(clock_, *fifos_[f], jb.tbytes, b, nominal));
-    stats_.weight_bytes += jb.tbytes;
-    if (functional)
-      for (uint32_t row = 0; row < TK && k0 + row < K; ++row)
-        for (uint32_t c = 0; c < half && c0 + c < N; ++c)
-          w[size_t{c0 + c} * K + k0 + row] =
-              static_cast<int8_t>(matmul::int4(b[size_t{row} * row_bytes + c / 2], c & 1));
   }
-  return avail;
+  jb.block_ready[j] = ready;
 }
 
 // Exact integer sums per drain window, windows added in FP32.

@@ -50,12 +50,16 @@ struct gemm_unit_params {
   uint32_t macs_per_pe = 2;  // W4A8 packing: N per tile = cols * macs_per_pe
 };
 
-// The bytes each of the two weight FIFOs carries, from the geometry alone
-// (the unit's members below use these; so does the replay's DMA planner).
-uint64_t gemm_tile_bytes_per_fifo(const gemm_unit_params& p);
-uint64_t gemm_scale_bytes_per_fifo(const gemm_unit_params& p);
-uint64_t gemm_stream_bytes_per_fifo(const gemm_unit_params& p, uint32_t n, uint32_t k,
-                                    bool w_scale);
+// The weight stream of one instruction, from the geometry alone (the unit
+// uses these; so do the replay's DMA planner and the prefill's tiling).
+// FIFO f (0 = HP0, 1 = HP1) carries the output columns n = 2s + f.
+uint64_t gemm_columns_of_fifo(uint32_t n, unsigned f);
+// A column's chunk: with w_scale the row record's scale (2 bytes), then
+// ceil(K / 2) weight bytes, padded to 16 bytes.
+uint64_t gemm_chunk_bytes(uint32_t k, bool w_scale);
+// All the bytes FIFO f carries: with w_scale a 16-byte scale beat per
+// column first, then every column's chunk.
+uint64_t gemm_stream_bytes_of_fifo(uint32_t n, uint32_t k, bool w_scale, unsigned f);
 
 class gemm_unit : public threaded_unit {
  public:
@@ -66,15 +70,13 @@ class gemm_unit : public threaded_unit {
 
   uint32_t tile_k() const { return params_.rows; }
   uint32_t tile_n() const { return params_.cols * params_.macs_per_pe; }
-  // Bytes of one K-tile per FIFO (INT4, 16 bytes per K row for 32 columns).
-  uint64_t tile_bytes_per_fifo() const;
-  // Scale bytes per FIFO at the start of an N-tile (w_scale only).
-  uint64_t scale_bytes_per_fifo() const;
-  // Total bytes one FIFO carries for an (M, N, K) instruction.
-  uint64_t stream_bytes_per_fifo(uint32_t n, uint32_t k, bool w_scale) const;
+  // One N-tile's chunks per FIFO (32 columns), what the block buffer holds.
+  uint64_t block_bytes_per_fifo(uint32_t k, bool w_scale) const;
   // N-tiles of the first group for M rows and N columns:
-  // max(1, min(N-tiles, acc_buffer_entries / (M * tile_n()))).
+  // max(1, min(N-tiles, acc_buffer_entries / (M * tile_n()), 4)); with K
+  // and w_scale also at most the blocks the block buffer holds.
   uint32_t group_ntiles(uint32_t m, uint32_t n) const;
+  uint32_t group_ntiles(uint32_t m, uint32_t n, uint32_t k, bool w_scale) const;
 
   struct stats {
     uint64_t instructions = 0;  // retired without error
@@ -103,6 +105,7 @@ class gemm_unit : public threaded_unit {
   void run_tiles(job& jb);
   void run_tile(job& jb, uint32_t j, uint32_t i);
   sc_core::sc_time load_tile(job& jb, uint32_t j, uint32_t i, const sc_core::sc_time& nominal);
+  void take_block(job& jb, uint32_t j);
   void compute_values(job& jb);
   void write_results(job& jb);
   void account(const job& jb);

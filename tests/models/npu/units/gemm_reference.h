@@ -1,6 +1,6 @@
 // Plain C++ reference for the GEMM unit (docs/models/gemm.md) and the weight
-// stream builder for the two FIFOs (HP0: tile columns 0..31, HP1: 32..63)
-// in the unit's tile order (first N-group K-tile outer, then N-tile by N-tile).
+// stream builder for the two FIFOs (HP0: the even output columns, HP1 the
+// odd), cut from the rows' GEMV records as a 2-D DMA cuts them.
 #pragma once
 
 #include <algorithm>
@@ -24,42 +24,71 @@ struct gemm_problem {
   static constexpr uint32_t kTileK = 32, kTileN = 64, kHalf = 32;
 
   // N-tiles of the first group for an accumulator buffer of `entries`
-  // partial sums: max(1, min(N-tiles, entries / (M * 64))).
+  // partial sums: max(1, min(N-tiles, entries / (M * 64), 4)).
   static uint32_t group(uint32_t M, uint32_t N, uint32_t entries) {
     const uint32_t n_tiles = (N + kTileN - 1) / kTileN;
     const uint64_t fit = entries / (uint64_t{M} * kTileN);
-    return static_cast<uint32_t>(std::max<uint64_t>(1, std::min<uint64_t>(n_tiles, fit)));
+    return static_cast<uint32_t>(std::max<uint64_t>(1, std::min<uint64_t>({n_tiles, fit, 4})));
   }
 
-  // Bytes for FIFO f (0 = HP0, 1 = HP1), whole instruction, in tile order:
-  // the first `group` N-tiles K-tile outer, N-tile inner, then each later
-  // N-tile with its K-tiles in order. With w_scale an N-tile's 32 scales
-  // per FIFO precede its first K-tile.
-  std::vector<uint8_t> stream(unsigned f, uint32_t group) const {
+  // Bytes of row n's record as the GEMV and the DDR plan store it: with
+  // w_scale its BF16 scale, then ceil(K/2) bytes (k even in the low nibble),
+  // zero padded to 16 bytes.
+  std::vector<uint8_t> record(uint32_t n) const {
+    std::vector<uint8_t> r;
+    if (w_scale) {
+      r.push_back(static_cast<uint8_t>(scales[n] & 0xFF));
+      r.push_back(static_cast<uint8_t>(scales[n] >> 8));
+    }
+    for (uint32_t k = 0; k < K; k += 2) {
+      const uint8_t lo = w[size_t{n} * K + k] & 0xF;
+      const uint8_t hi = k + 1 < K ? w[size_t{n} * K + k + 1] & 0xF : 0;
+      r.push_back(static_cast<uint8_t>(lo | (hi << 4)));
+    }
+    r.resize((r.size() + 15) / 16 * 16, 0);
+    return r;
+  }
+
+  // FIFO f's stream for the GEMM over inputs [k0, k0 + k_len) of these
+  // records (k0 a multiple of 32; the whole K by default), as a DMA cuts it
+  // from the records: columns n = f, f + 2, ...; with w_scale first each
+  // column's 16-byte scale beat (its record's first 16 bytes), then each
+  // column's chunk of pad16(lead + ceil(k_len / 2)) bytes from record byte
+  // k0 / 2 (lead = 2 with w_scale: the scale, or for k0 > 0 the previous
+  // inputs; ignored). Bytes past a record's end: `filler`, which the unit
+  // must ignore too.
+  std::vector<uint8_t> stream(unsigned f, uint32_t k0 = 0, uint32_t k_len = 0,
+                              uint8_t filler = 0xA5) const {
+    if (k_len == 0) k_len = K - k0;
+    const uint32_t lead = w_scale ? 2 : 0;
+    const uint32_t chunk = (lead + (k_len + 1) / 2 + 15) / 16 * 16;
     std::vector<uint8_t> s;
-    auto tile = [&](uint32_t n0, uint32_t k0) {
-      const uint32_t c0 = n0 + f * kHalf;
-      if (w_scale && k0 == 0)
-        for (uint32_t c = 0; c < kHalf; ++c) {
-          const uint16_t v = c0 + c < N ? scales[c0 + c] : 0;
-          s.push_back(static_cast<uint8_t>(v & 0xFF));
-          s.push_back(static_cast<uint8_t>(v >> 8));
-        }
-      for (uint32_t r = 0; r < kTileK; ++r)
-        for (uint32_t c = 0; c < kHalf; c += 2) {
-          auto at = [&](uint32_t cc) -> uint8_t {
-            const uint32_t n = c0 + cc, k = k0 + r;
-            return (n < N && k < K) ? static_cast<uint8_t>(w[size_t{n} * K + k] & 0xF) : 0;
-          };
-          s.push_back(static_cast<uint8_t>(at(c) | (at(c + 1) << 4)));
-        }
-    };
-    const uint32_t first_end = std::min(N, group * kTileN);
-    for (uint32_t k0 = 0; k0 < K; k0 += kTileK)
-      for (uint32_t n0 = 0; n0 < first_end; n0 += kTileN) tile(n0, k0);
-    for (uint32_t n0 = first_end; n0 < N; n0 += kTileN)
-      for (uint32_t k0 = 0; k0 < K; k0 += kTileK) tile(n0, k0);
+    if (w_scale)
+      for (uint32_t n = f; n < N; n += 2) {
+        const auto r = record(n);
+        s.insert(s.end(), r.begin(), r.begin() + 16);
+      }
+    for (uint32_t n = f; n < N; n += 2) {
+      const auto r = record(n);
+      for (uint32_t b = 0; b < chunk; ++b) {
+        const size_t at = k0 / 2 + b;
+        s.push_back(at < r.size() ? r[at] : filler);
+      }
+    }
     return s;
+  }
+
+  // The same problem restricted to inputs [k0, k0 + k_len).
+  gemm_problem window(uint32_t k0, uint32_t k_len) const {
+    gemm_problem p = *this;
+    p.K = k_len;
+    p.x.clear();
+    p.w.clear();
+    for (uint32_t m = 0; m < M; ++m)
+      for (uint32_t k = 0; k < k_len; ++k) p.x.push_back(x[size_t{m} * K + k0 + k]);
+    for (uint32_t n = 0; n < N; ++n)
+      for (uint32_t k = 0; k < k_len; ++k) p.w.push_back(w[size_t{n} * K + k0 + k]);
+    return p;
   }
 
   // Expected BF16 outputs (M*N): exact integer sums per window of `limit` K

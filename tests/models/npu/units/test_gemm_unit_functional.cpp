@@ -25,7 +25,8 @@ gemm_outcome run_problem(gemm_bench& b, const gemm_problem& p, uint8_t flags,
   EXPECT_EQ(b.gemm->group_ntiles(p.M, p.N), group);
   b.run([&](gemm_driver& d) {
     for (unsigned f = 0; f < 2; ++f) {
-      const auto s = p.stream(f, group);
+      const auto s = p.stream(f);
+      EXPECT_EQ(s.size(), npu::gemm_stream_bytes_of_fifo(p.N, p.K, p.w_scale, f));
       b.fifos[f]->push(s.size(), sc_core::sc_time_stamp(), s.data());
     }
     gemm_call c;
@@ -78,7 +79,9 @@ TEST(GemmFunctional, OddSizes3x70x40) {
   ASSERT_EQ(run_problem(b, p, 0, out).err, 0u);
   expect_same(out, p.expected(false));
   EXPECT_EQ(b.gemm->statistics().tiles, 4u);  // 2 N-tiles x 2 K-tiles
-  EXPECT_EQ(b.gemm->stream_bytes_per_fifo(70, 40, false), 4u * 512);
+  // 35 columns per FIFO, each pad16(20) = 32 bytes.
+  EXPECT_EQ(npu::gemm_stream_bytes_of_fifo(70, 40, false, 0), 35u * 32);
+  EXPECT_EQ(b.gemm->statistics().weight_bytes, 2u * 35 * 32);
   // Tail of the last result word (210 elements: word 26 holds 208..215) is zero.
   const auto tail = b.get(kDst + 26, 8);
   for (int i = 2; i < 8; ++i) EXPECT_EQ(tail[i], 0u);
@@ -90,7 +93,8 @@ TEST(GemmFunctional, WeightScale) {
   std::vector<uint16_t> out;
   ASSERT_EQ(run_problem(b, p, UCA_FLAG_W_SCALE, out).err, 0u);
   expect_same(out, p.expected(false));
-  EXPECT_EQ(b.gemm->stream_bytes_per_fifo(70, 40, true), 2u * 64 + 4u * 512);
+  // Per column a 16-byte scale beat and pad16(2 + 20) = 32 bytes.
+  EXPECT_EQ(npu::gemm_stream_bytes_of_fifo(70, 40, true, 1), 35u * (16 + 32));
 }
 
 TEST(GemmFunctional, Accumulate) {
@@ -196,7 +200,7 @@ TEST(GemmFunctional, ActivationsBeyondTheBuffer) {
   b.run([&](gemm_driver& d) {
     gemm_call c;
     c.M = 64, c.N = 64, c.K = 64, c.src = kSrc, c.dst = kDst;  // 4096 bytes: fits
-    const uint64_t bytes = b.gemm->stream_bytes_per_fifo(64, 64, false);
+    const uint64_t bytes = npu::gemm_stream_bytes_of_fifo(64, 64, false, 0);
     for (auto& f : b.fifos) f->push(bytes, sc_core::sc_time_stamp(), nullptr);
     fits = d.execute(c);
     c.K = 65;  // 4160 bytes
@@ -231,4 +235,53 @@ TEST(GemmFunctional, SizeMismatchAndZeroAndLanes) {
   EXPECT_EQ(zero.err, uint32_t{PCCX_ERR_ZERO_LENGTH});
   // The one array ignores parallel_lane (strict mode refuses it at decode).
   EXPECT_EQ(lanes.err, uint32_t{PCCX_ERR_NONE}) << lanes.detail;
+}
+
+// A part of K straight from the records: inputs 32..95 of a K = 96 matrix
+// (what a K-split instruction streams with two 2-D descriptors per FIFO:
+// the scale beats, then 48 bytes of each record from byte 16). The lead
+// (bytes 14..15 of the record, inputs 28..31) and the tail are ignored.
+TEST(GemmFunctional, APartOfKFromTheRowRecords) {
+  gemm_bench b;
+  const auto full = gemm_problem::random(4, 70, 96, true, 12);
+  const auto part = full.window(32, 64);
+  b.put(kSrc, part.x);
+  gemm_outcome o;
+  b.run([&](gemm_driver& d) {
+    for (unsigned f = 0; f < 2; ++f) {
+      const auto s = full.stream(f, 32, 64);
+      ASSERT_EQ(s.size(), 35u * (16 + 48));
+      b.fifos[f]->push(s.size(), sc_core::sc_time_stamp(), s.data());
+    }
+    gemm_call c;
+    c.M = 4, c.N = 70, c.K = 64, c.src = kSrc, c.dst = kDst, c.flags = UCA_FLAG_W_SCALE;
+    o = d.execute(c);
+  });
+  ASSERT_EQ(o.err, 0u) << o.detail;
+  expect_same(b.get(kDst, 4 * 70), part.expected(false));
+}
+
+// An N-tile's columns are held whole: at K = 4096, 32 x pad16(2 + 2048) =
+// 66,048 bytes per FIFO do not fit a 64 KiB block buffer; K = 2048
+// (32 x 1,040) does, one block at a time.
+TEST(GemmFunctional, AnNTileBeyondTheWeightBlockBufferIsRefused) {
+  gemm_bench_options opt;
+  opt.gemm.section.weight_block_bytes = 65536;
+  gemm_bench b(opt);
+  gemm_outcome over;
+  b.run([&](gemm_driver& d) {
+    gemm_call c;
+    c.M = 1, c.N = 64, c.K = 4096, c.src = kSrc, c.dst = kDst, c.flags = UCA_FLAG_W_SCALE;
+    over = d.execute(c);
+  });
+  EXPECT_EQ(over.err, uint32_t{PCCX_ERR_UNIT_FAULT});
+  EXPECT_NE(over.detail.find("32 columns x 2064 bytes (K = 4096) = 66048 bytes per FIFO"),
+            std::string::npos)
+      << over.detail;
+  EXPECT_NE(over.detail.find("65536 bytes (npu.gemm.weight_block_bytes): split K"),
+            std::string::npos)
+      << over.detail;
+  EXPECT_EQ(b.gemm->block_bytes_per_fifo(2048, true), 32u * 1040);
+  EXPECT_EQ(b.gemm->group_ntiles(64, 512, 2048, true), 1u);   // 65,536 / 33,280
+  EXPECT_EQ(b.gemm->group_ntiles(64, 512, 1024, false), 4u);  // 65,536 / 16,384
 }

@@ -1,7 +1,8 @@
 // Timing from the structure: activation slices streamed through L2 port 1
 // into the activation buffer, N-groups (first group K-tile outer), double-
-// buffered weight tile loads from HP0/HP1, M clocks per tile, systolic
-// latency per N-tile, drain windows, per-word result writes.
+// buffered weight tile loads from the N-tile blocks taken from HP0/HP1, M
+// clocks per tile, systolic latency per N-tile, drain windows, per-word
+// result writes.
 #include <gtest/gtest.h>
 
 #include "gemm_bench.h"
@@ -27,8 +28,9 @@ gemm_bench_options timing(uint64_t fifo_bytes, uint32_t l2_words = 114688) {
 gemm_outcome preloaded(gemm_bench& b, uint32_t M, uint32_t N, uint32_t K, uint32_t dst = kDst) {
   gemm_outcome o;
   b.run([&](gemm_driver& d) {
-    const uint64_t bytes = b.gemm->stream_bytes_per_fifo(N, K, false);
-    for (auto& f : b.fifos) f->push(bytes, sc_core::SC_ZERO_TIME, nullptr);
+    for (unsigned f = 0; f < 2; ++f)
+      b.fifos[f]->push(npu::gemm_stream_bytes_of_fifo(N, K, false, f), sc_core::SC_ZERO_TIME,
+                       nullptr);
     gemm_call c;
     c.M = M, c.N = N, c.K = K, c.src = kSrc, c.dst = dst;
     o = d.execute(c);
@@ -174,15 +176,19 @@ TEST(GemmTiming, GroupStopsAtTheSizeThatHidesTheStream) {
 }
 
 TEST(GemmTiming, WeightStarvedFollowsThePortRate) {
-  // Each FIFO gets one 512-byte K-tile every 256 ns (2 GB/s per port); the
-  // array needs only 8 clocks per tile, so the ports set the pace.
-  const uint32_t M = 8, N = 128, K = 1024;
+  // Each FIFO gets 512 bytes every 256 ns (2 GB/s per port): an N-tile's
+  // block (32 columns x 512 bytes = 16 KiB) every 8,192 ns, while the array
+  // needs 32 tiles x 32 clocks (the tile loads) = 2,560 ns for it, so the
+  // ports set the pace. The last block is in at 8 x 8,192 ns = 26,214.4
+  // clocks; its 32 tile loads, 8 rows, the 64-clock latency and the 64
+  // result words of the last N-tile follow.
+  const uint32_t M = 8, N = 512, K = 1024;
   gemm_bench b(timing(64 * 1024));
-  const uint32_t tiles = 2 * 32;
-  const sc_time per_tile = ns(256);
+  const uint32_t pushes = N / 2 * K / 2 / 512;
+  const sc_time per_push = ns(256);
   b.producer->body = [&] {
-    for (uint32_t i = 0; i < tiles; ++i) {
-      sc_core::wait(per_tile);
+    for (uint32_t i = 0; i < pushes; ++i) {
+      sc_core::wait(per_push);
       for (auto& f : b.fifos) f->push(512, sc_core::sc_time_stamp(), nullptr);
     }
   };
@@ -193,18 +199,14 @@ TEST(GemmTiming, WeightStarvedFollowsThePortRate) {
     o = d.execute(c);
   });
   ASSERT_EQ(o.err, 0u) << o.detail;
-  // One group of both N-tiles (K-tile outer); the activation slices (32
-  // words each) are in long before their tiles' bytes. Last bytes at
-  // 64 x 256 ns, then load 32 + 8 rows + 64 latency + 64 words (N-tile 0's
-  // words are written while N-tile 1's last tile runs).
-  const double port_limited = tiles * 256 / 2.5 + 32 + M + 64 + M * 64 / 8;
+  const double port_limited = pushes * 256 / 2.5 + 32 * 32 + M + 64 + M * 64 / 8;
   EXPECT_NEAR(o.cycles(), port_limited, 1.0) << o.cycles();
   const auto& s = b.gemm->statistics();
   EXPECT_EQ(s.l2_stall_cycles, 0u);
   // Array idle from the instruction's start (the gap before tile 0 counts).
   const double idle = (s.last_compute_end - o.start) / ns(2.5) - s.array_cycles;
   const double stall = double(b.counters.value(PCCX_PERF_GEMM_WEIGHT_STALL));
-  EXPECT_GT(stall, 0.9 * idle) << stall << " of " << idle << " idle";
+  EXPECT_GT(stall, 0.5 * idle) << stall << " of " << idle << " idle";
   EXPECT_LE(stall, idle + 0.5);
   std::printf("starved: %.1f cycles (port-limited %.1f), weight stall %.0f of %.0f idle\n",
               o.cycles(), port_limited, stall, idle);

@@ -215,33 +215,31 @@ TEST(MemorySystem, FirmwareRunsAnInt4GemvFromDdr) {
 
 namespace {
 
-// One 32 x 64 GEMM weight tile from firmware: columns 0..31 stream through
-// HP0, columns 32..63 through HP1 (16 bytes per K row, even column in the
-// low nibble), two activation rows through ACP, results back to DDR.
+// One 32 x 64 GEMM weight tile from firmware: the 64 rows' records as the
+// GEMV stores them (16 bytes each: 32 INT4, even k in the low nibble), the
+// even rows through HP0 and the odd through HP1 with a 2-D descriptor each,
+// two activation rows through ACP, results back to DDR.
 constexpr unsigned kGm = 2, kGn = 64, kGk = 32;
 int8_t g_gw[kGk][kGn];
 int16_t g_gx[kGm][kGk];
 uint16_t g_gy[kGm * kGn];
 
 int gemm_from_firmware(void) {
-  uint8_t tile[2][kGk][16];
-  for (unsigned half = 0; half < 2; ++half)
-    for (unsigned k = 0; k < kGk; ++k)
-      for (unsigned c = 0; c < 32; c += 2)
-        tile[half][k][c / 2] = pack_int4(g_gw[k][half * 32 + c], g_gw[k][half * 32 + c + 1]);
+  uint8_t records[kGn][kGk / 2];
+  for (unsigned n = 0; n < kGn; ++n)
+    for (unsigned k = 0; k < kGk; k += 2) records[n][k / 2] = pack_int4(g_gw[k][n], g_gw[k + 1][n]);
   uint16_t act[kGm * kGk];
   for (unsigned m = 0; m < kGm; ++m)
     for (unsigned k = 0; k < kGk; ++k) act[m * kGk + k] = to_bf16(g_gx[m][k]);
-  pccx_host_write(0x40000000ull, tile[0], sizeof tile[0]);
-  pccx_host_write(0x40010000ull, tile[1], sizeof tile[1]);
+  pccx_host_write(0x40000000ull, records, sizeof records);
   pccx_host_write(0x40020000ull, act, sizeof act);
 
   set_vector_shape(2, kGm * kGk);      // activations: 2 rows of 32
   set_weight_shape(3, kGm, kGn, kGk);  // weights: M=2, N=64, K=32
   set_vector_shape(4, kGm * kGn);      // results: 128 elements
   ddr_to_l2(0x40020000ull, sizeof act, 0x40, 2, 1);
-  pccx_dma_submit(PCCX_DMA_HP0, 0x40000000ull, sizeof tile[0], 2);
-  pccx_dma_submit(PCCX_DMA_HP1, 0x40010000ull, sizeof tile[1], 3);
+  pccx_dma_submit_2d(PCCX_DMA_HP0, 0x40000000ull, 16, kGn / 2, 32, 2);
+  pccx_dma_submit_2d(PCCX_DMA_HP1, 0x40000000ull + 16, 16, kGn / 2, 32, 3);
   uca_gemm(0x100, 0x40, 0, 2, 3, 0);
   l2_to_ddr(0x100, 4, 0x40030000ull, sizeof g_gy, 4);
   return read_result(100000, 0x40030000ull, g_gy, sizeof g_gy);
