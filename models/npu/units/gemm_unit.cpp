@@ -21,9 +21,9 @@ namespace {
 constexpr uint32_t kWord = mem::l2_memory::kWordBytes;
 constexpr uint32_t kPerWord = bf16::kPerWord;
 constexpr unsigned kPort = mem::l2_memory::kComputePort;
-constexpr unsigned kFifos = 2;      // HP0, HP1
-constexpr uint64_t kBeat = 16;      // a scale beat; chunks are whole beats
-constexpr uint64_t kScaleLead = 2;  // a scaled record's BF16 scale before its weights
+constexpr unsigned kFifos = kGemmFifos;  // HP0, HP1
+constexpr uint64_t kBeat = kGemmBeat;
+constexpr uint64_t kScaleLead = kGemmScaleLead;
 
 // Consecutive L2 words, relative to the first activation word.
 struct word_run {
@@ -74,38 +74,16 @@ gemm_unit::gemm_unit(sc_core::sc_module_name name, const gemm_unit_params& param
     throw std::invalid_argument(n + ": needs exactly two weight FIFOs (HP0, HP1)");
 }
 
-uint64_t gemm_columns_of_fifo(uint32_t n, unsigned f) {
-  return n > f ? (uint64_t{n} - f + kFifos - 1) / kFifos : 0;
-}
-
-uint64_t gemm_chunk_bytes(uint32_t k, bool w_scale) {
-  const uint64_t lead = w_scale ? kScaleLead : 0;
-  return (lead + ceil_div(k, 2) + kBeat - 1) / kBeat * kBeat;
-}
-
-uint64_t gemm_stream_bytes_of_fifo(uint32_t n, uint32_t k, bool w_scale, unsigned f) {
-  return gemm_columns_of_fifo(n, f) * ((w_scale ? kBeat : 0) + gemm_chunk_bytes(k, w_scale));
-}
-
 uint64_t gemm_unit::block_bytes_per_fifo(uint32_t k, bool w_scale) const {
-  return uint64_t{tile_n() / kFifos} * gemm_chunk_bytes(k, w_scale);
+  return gemm_block_bytes(k, w_scale);
 }
 
 uint32_t gemm_unit::group_ntiles(uint32_t m, uint32_t n) const {
-  const uint64_t n_tiles = ceil_div(n, tile_n());
-  const uint64_t per_ntile = std::max<uint64_t>(1, uint64_t{m} * tile_n());
-  const uint64_t fit = params_.section.acc_buffer_entries / per_ntile;
-  // A slice is ceil(tile_k / 8) L2 words per row and the group spends G
-  // clocks per row on it: this G keeps up with the stream. A larger group
-  // only delays its results (they all finish within the last slice).
-  const uint64_t hides = ceil_div(tile_k(), kPerWord);
-  return static_cast<uint32_t>(std::max<uint64_t>(1, std::min({n_tiles, fit, hides})));
+  return gemm_group_ntiles(params_.section, m, n);
 }
 
 uint32_t gemm_unit::group_ntiles(uint32_t m, uint32_t n, uint32_t k, bool w_scale) const {
-  const uint64_t resident = params_.section.weight_block_bytes / block_bytes_per_fifo(k, w_scale);
-  return static_cast<uint32_t>(
-      std::max<uint64_t>(1, std::min<uint64_t>(group_ntiles(m, n), resident)));
+  return gemm_group_ntiles(params_.section, m, n, k, w_scale);
 }
 
 // One instruction as the stages see it: the decoded fields, what follows

@@ -37,6 +37,7 @@
 #include "models/npu/core/perf_counters.h"
 #include "models/npu/core/threaded_unit.h"
 #include "models/npu/units/gemm_config.h"
+#include "models/npu/units/gemm_stream.h"
 
 namespace pccx::npu {
 
@@ -45,21 +46,10 @@ struct gemm_unit_params {
   config::gemm_config section;
   sc_core::sc_time core_period = sc_core::sc_time(2.5, sc_core::SC_NS);
   // The array's geometry, fixed by the RTL (not configuration).
-  uint32_t rows = 32;        // PE rows (K per tile)
-  uint32_t cols = 32;        // PE columns
-  uint32_t macs_per_pe = 2;  // W4A8 packing: N per tile = cols * macs_per_pe
+  uint32_t rows = kGemmTileK;      // PE rows (K per tile)
+  uint32_t cols = kGemmTileN / 2;  // PE columns
+  uint32_t macs_per_pe = 2;        // W4A8 packing: N per tile = cols * macs_per_pe
 };
-
-// The weight stream of one instruction, from the geometry alone (the unit
-// uses these; so do the replay's DMA planner and the prefill's tiling).
-// FIFO f (0 = HP0, 1 = HP1) carries the output columns n = 2s + f.
-uint64_t gemm_columns_of_fifo(uint32_t n, unsigned f);
-// A column's chunk: with w_scale the row record's scale (2 bytes), then
-// ceil(K / 2) weight bytes, padded to 16 bytes.
-uint64_t gemm_chunk_bytes(uint32_t k, bool w_scale);
-// All the bytes FIFO f carries: with w_scale a 16-byte scale beat per
-// column first, then every column's chunk.
-uint64_t gemm_stream_bytes_of_fifo(uint32_t n, uint32_t k, bool w_scale, unsigned f);
 
 class gemm_unit : public threaded_unit {
  public:

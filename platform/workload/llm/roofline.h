@@ -33,5 +33,9 @@ struct roofline {
 
 roofline decode_roofline(const model_config& m, const kv_formats& f, uint64_t context,
                          const roofline_inputs& in);
+// The bound of any step from its bytes and MACs (std::invalid_argument for
+// a bandwidth or MAC rate that is not positive).
+roofline roofline_of(uint64_t weight_bytes, uint64_t kv_read_bytes, uint64_t kv_write_bytes,
+                     uint64_t macs, const roofline_inputs& in);
 
 }  // namespace pccx::llm
