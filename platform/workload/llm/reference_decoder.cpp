@@ -137,8 +137,7 @@ reference_decoder::reference_decoder(const weight_image& w, kv_history_fn histor
     d.rows = pm.shape.rows;
     d.cols = pm.shape.cols;
     d.transposed = pm.shape.by_unit;
-    const auto f = w.matrix(pm.shape.layer, pm.shape.name);
-    d.w.assign(f.begin(), f.end());
+    d.index = w.matrix_index(pm.shape.layer, pm.shape.name);
     mats_[{pm.shape.layer, pm.shape.name}] = std::move(d);
   }
   for (const auto& pv : w.plan().vectors)
@@ -164,12 +163,13 @@ const float* reference_decoder::vec(int32_t layer, const std::string& name) cons
 
 std::vector<double> reference_decoder::apply(const matrix_d& a,
                                              const std::vector<double>& x) const {
+  std::vector<float> row(a.cols);
   if (!a.transposed) {
     std::vector<double> y(a.rows, 0.0);
     for (uint32_t r = 0; r < a.rows; ++r) {
-      const double* row = a.w.data() + size_t(r) * a.cols;
+      w_.matrix_row_into(a.index, r, row.data());
       double s = 0;
-      for (uint32_t c = 0; c < a.cols; ++c) s += row[c] * x[c];
+      for (uint32_t c = 0; c < a.cols; ++c) s += double(row[c]) * x[c];
       y[r] = s;
     }
     return y;
@@ -177,8 +177,8 @@ std::vector<double> reference_decoder::apply(const matrix_d& a,
   // Stored by unit: row r is input r's column of W.
   std::vector<double> y(a.cols, 0.0);
   for (uint32_t r = 0; r < a.rows; ++r) {
-    const double* row = a.w.data() + size_t(r) * a.cols;
-    for (uint32_t c = 0; c < a.cols; ++c) y[c] += row[c] * x[r];
+    w_.matrix_row_into(a.index, r, row.data());
+    for (uint32_t c = 0; c < a.cols; ++c) y[c] += double(row[c]) * x[r];
   }
   return y;
 }

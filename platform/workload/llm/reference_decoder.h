@@ -92,10 +92,13 @@ class reference_decoder {
   uint32_t position() const { return pos_; }
 
  private:
+  // A matrix as the image stores it: rows are dequantised one at a time
+  // when applied, so no copy of the weights is held (a real-shape model's
+  // records are a gigabyte; as doubles they would be sixteen).
   struct matrix_d {
     uint32_t rows = 0, cols = 0;
     bool transposed = false;  // stored by unit: applied as its transpose
-    std::vector<double> w;
+    size_t index = 0;         // in the weight image
   };
   const matrix_d& mat(int32_t layer, const std::string& name) const;
   std::vector<double> apply(const matrix_d& a, const std::vector<double>& x) const;

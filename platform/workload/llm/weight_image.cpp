@@ -127,16 +127,21 @@ std::vector<uint8_t> encode_weight_record(const weights_config& w, const std::ve
   return r;
 }
 
-std::vector<float> decode_weight_record(const weights_config& w, const uint8_t* record,
-                                        uint32_t cols) {
+void decode_weight_record_into(const weights_config& w, const uint8_t* record, uint32_t cols,
+                               float* out) {
   const uint32_t scales = !w.scales ? 0 : w.scale_group == 0 ? 1 : ceil_div(cols, w.scale_group);
   const uint32_t group = w.scale_group == 0 ? cols : w.scale_group;
   const uint8_t* q = record + 2 * scales;
-  std::vector<float> out(cols);
   for (uint32_t k = 0; k < cols; ++k) {
     const float s = scales == 0 ? 1.0f : bf16::to_float(bf16::load(record, k / group));
     out[k] = static_cast<float>(nibble(q[k / 2], k & 1)) * s;
   }
+}
+
+std::vector<float> decode_weight_record(const weights_config& w, const uint8_t* record,
+                                        uint32_t cols) {
+  std::vector<float> out(cols);
+  decode_weight_record_into(w, record, cols, out.data());
   return out;
 }
 
@@ -174,7 +179,9 @@ weight_image::weight_image(const model_config& m, const ddr_plan& plan, uint64_t
     throw std::length_error("weight_image: " + m.name + " has " + grouped(values) +
                             " matrix values (" + grouped(total_weight_bytes(m).records) +
                             " record bytes); a synthetic image holds at most " +
-                            grouped(options.max_values) + " (small models only)");
+                            grouped(options.max_values) +
+                            " (a model of a few layers at most; configs/models/"
+                            "gemma3n-e4b-5layers.json has every matrix at its real shape)");
 
   // Queries of RMS a make scores q.k (keys of RMS 1, times attention.scale)
   // of standard deviation query_logit_std.
@@ -283,6 +290,19 @@ std::vector<float> weight_image::matrix_row(int32_t layer, const std::string& na
   const auto rec = record(layer, name, row);
   return decode_weight_record(m_.weights, rec.data(),
                               plan_.matrices[find_matrix(layer, name)].shape.cols);
+}
+
+size_t weight_image::matrix_index(int32_t layer, const std::string& name) const {
+  return find_matrix(layer, name);
+}
+
+void weight_image::matrix_row_into(size_t index, uint32_t row, float* out) const {
+  const planned_matrix& pm = plan_.matrices.at(index);
+  if (row >= pm.shape.rows)
+    throw std::invalid_argument("weight_image: " + where(pm.shape.layer, pm.shape.name) +
+                                " has no row " + std::to_string(row));
+  decode_weight_record_into(m_.weights, matrices_[index].data() + (pm.row_addr(row) - pm.base),
+                            pm.shape.cols, out);
 }
 
 std::vector<float> weight_image::matrix(int32_t layer, const std::string& name) const {

@@ -55,9 +55,11 @@ uint64_t synthetic_key(uint64_t seed, const std::string& name, int64_t a = 0, in
 
 struct weight_image_options {
   // Matrix values (sum of rows x cols) the image accepts; a larger model is
-  // refused with std::length_error (the records and their dequantised
-  // copies would take gigabytes).
-  uint64_t max_values = uint64_t{1} << 24;
+  // refused with std::length_error. The image holds the INT4 records (half
+  // a byte a value) and the platform's DDR a copy of them: 2^31 values is
+  // about 2 GB in all, which admits every matrix of Gemma 3n E4B at its
+  // real shape over a few layers, not all 35.
+  uint64_t max_values = uint64_t{1} << 31;
   // Spread of the generated parameters (docs/models/decode-reference.md).
   double gamma_spread = 0.2;        // norm gammas and altup_output_scale: 1 + spread u
   double coefficient_spread = 0.1;  // AltUp coefficients: spread u
@@ -112,6 +114,11 @@ class weight_image {
   std::vector<float> matrix(int32_t layer, const std::string& name) const;
   // One row of it.
   std::vector<float> matrix_row(int32_t layer, const std::string& name, uint32_t row) const;
+  // The same by the matrix's index in plan().matrices, into cols floats:
+  // what a consumer that never holds a whole matrix dequantised reads
+  // (the host reference at real dimensions).
+  size_t matrix_index(int32_t layer, const std::string& name) const;
+  void matrix_row_into(size_t index, uint32_t row, float* out) const;
   // The stored record of a row (record_bytes of the plan).
   std::vector<uint8_t> record(int32_t layer, const std::string& name, uint32_t row) const;
   // A parameter vector as stored (BF16 values as floats; the coefficient
@@ -151,6 +158,8 @@ class weight_image {
 std::vector<uint8_t> encode_weight_record(const weights_config& w, const std::vector<int>& values,
                                           const std::vector<uint16_t>& scales);
 // The reverse: cols dequantised values (int4 x scale, in float, exact).
+void decode_weight_record_into(const weights_config& w, const uint8_t* record, uint32_t cols,
+                               float* out);
 std::vector<float> decode_weight_record(const weights_config& w, const uint8_t* record,
                                         uint32_t cols);
 // A table row of `width` values (table_row_bytes(format, scale_group,
