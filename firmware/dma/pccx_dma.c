@@ -43,6 +43,34 @@ int pccx_dma_submit_2d(unsigned channel, uint64_t ddr_addr, uint32_t row_bytes, 
   return PCCX_DMA_OK;
 }
 
+int pccx_dma_submit_gemm_weights(const pccx_dma_records* r, uint32_t n0, uint32_t n, uint32_t k0,
+                                 uint32_t k, unsigned tag) {
+  const uint32_t lead = r->scaled ? 2u : 0u;
+  const uint32_t chunk = (lead + (k + 1u) / 2u + 15u) / 16u * 16u;
+  unsigned f;
+  if (tag > PCCX_DMA_TAG_MASK) {
+    return PCCX_DMA_E_TAG;
+  }
+  if ((n0 & 1u) != 0u || k0 % 32u != 0u || n == 0u || k == 0u ||
+      (r->parts != 1u && r->parts != 2u)) {
+    return PCCX_DMA_E_LAYOUT;
+  }
+  for (f = 0; f < 2u && f < n; ++f) {
+    /* Column n0 + f + 2s: with two parts record (n0 / 2 + s) of part f,
+     * with one part record n0 + f + 2s. */
+    const uint32_t columns = (n - f + 1u) / 2u;
+    const uint64_t first = r->parts == 2u ? r->part[f] + (uint64_t)(n0 / 2u) * r->record_bytes
+                                          : r->part[0] + (uint64_t)(n0 + f) * r->record_bytes;
+    const uint32_t stride = r->record_bytes * (2u / r->parts);
+    const unsigned ch = f == 0u ? PCCX_DMA_HP0 : PCCX_DMA_HP1;
+    if (r->scaled) {
+      pccx_dma_submit_2d(ch, first, 16u, columns, stride, tag);
+    }
+    pccx_dma_submit_2d(ch, first + k0 / 2u, chunk, columns, stride, tag);
+  }
+  return r->scaled ? 2 : 1;
+}
+
 int pccx_dma_set_class(unsigned channel, unsigned cls) {
   if (!valid_channel(channel)) {
     return PCCX_DMA_E_CHANNEL;

@@ -134,6 +134,7 @@ extern "C" {
 #define PCCX_DMA_E_EMPTY (-4)   /* no status to pop */
 #define PCCX_DMA_E_FAILED (-5)  /* the popped status carries an error */
 #define PCCX_DMA_E_TIMEOUT (-6) /* pccx_dma_wait_status gave up */
+#define PCCX_DMA_E_LAYOUT (-7)  /* records a GEMM stream cannot be cut from (below) */
 
 typedef struct {
   unsigned tag;    /* 0..15 */
@@ -151,6 +152,32 @@ int pccx_dma_submit(unsigned channel, uint64_t ddr_addr, uint32_t bytes, unsigne
  * Writes ROWS and STRIDE first; a later pccx_dma_submit is one row again. */
 int pccx_dma_submit_2d(unsigned channel, uint64_t ddr_addr, uint32_t row_bytes, uint32_t rows,
                        uint32_t stride, unsigned tag);
+/* A matrix's row records in DDR as the GEMV streams them (and the DDR plan
+ * lays them out): row n in part n mod parts, at part[n mod parts] +
+ * (n / parts) x record_bytes; a record is, when scaled, one BF16 scale,
+ * then the row's INT4 weights (even input in the low nibble), padded to 16
+ * bytes (docs/models/gemv.md). */
+typedef struct {
+  uint64_t part[4];
+  uint32_t parts;        /* 1 or 2 can feed the GEMM; 4 cannot (below) */
+  uint32_t record_bytes; /* a multiple of 16 */
+  uint32_t scaled;       /* 1: every record starts with its scale */
+} pccx_dma_records;
+
+/* The weight stream of a GEMM over output columns [n0, n0 + n) and inputs
+ * [k0, k0 + k) of these records (docs/models/gemm.md, "Weight stream"): on
+ * HP0 the even columns, on HP1 the odd, each channel a 2-D descriptor of
+ * 16-byte scale beats (scaled records only) and one of the columns'
+ * chunks, pad16(lead + ceil(k / 2)) bytes from record byte k0 / 2 (lead 2
+ * when scaled). A channel without columns (n = 1: HP1) gets none. The
+ * caller sets the channels' CLASS and pops the statuses. Returns the
+ * descriptors pushed per used channel (1 or 2), PCCX_DMA_E_TAG, or
+ * PCCX_DMA_E_LAYOUT without touching the hardware: n0 odd, k0 not a
+ * multiple of 32, n or k zero, or 4 parts (a channel's columns n mod 2
+ * alternate between two parts: no single stride). */
+int pccx_dma_submit_gemm_weights(const pccx_dma_records* r, uint32_t n0, uint32_t n, uint32_t k0,
+                                 uint32_t k, unsigned tag);
+
 /* Traffic class (PCCX_DMA_CLASS_*) of the descriptors pushed from now on. */
 int pccx_dma_set_class(unsigned channel, unsigned cls);
 /* Pops the oldest status into *out (may be NULL). Returns PCCX_DMA_OK,

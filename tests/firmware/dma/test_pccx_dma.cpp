@@ -157,6 +157,13 @@ TEST(FirmwareDma, BadArgumentsNeverTouchTheHardware) {
     results.push_back(pccx_dma_submit(PCCX_DMA_HP0, kBase, 16, 16));
     results.push_back(pccx_dma_submit_2d(PCCX_DMA_CHANNELS, kBase, 16, 2, 32, 0));
     results.push_back(pccx_dma_submit_2d(PCCX_DMA_HP0, kBase, 16, 2, 32, 16));
+    const pccx_dma_records four = {{kBase, kBase, kBase, kBase}, 4, 64, 1};
+    const pccx_dma_records two = {{kBase, kBase + 4096, 0, 0}, 2, 64, 1};
+    results.push_back(pccx_dma_submit_gemm_weights(&four, 0, 64, 0, 32, 0));
+    results.push_back(pccx_dma_submit_gemm_weights(&two, 1, 64, 0, 32, 0));   // odd n0
+    results.push_back(pccx_dma_submit_gemm_weights(&two, 0, 64, 16, 32, 0));  // k0 off the beat
+    results.push_back(pccx_dma_submit_gemm_weights(&two, 0, 0, 0, 32, 0));
+    results.push_back(pccx_dma_submit_gemm_weights(&two, 0, 64, 0, 32, 16));
     results.push_back(pccx_dma_set_class(PCCX_DMA_HP0, PCCX_DMA_CLASS_LAST + 1));
     results.push_back(pccx_dma_set_class(7, 0));
     results.push_back(pccx_dma_pop_status(9, nullptr));
@@ -170,8 +177,10 @@ TEST(FirmwareDma, BadArgumentsNeverTouchTheHardware) {
   });
   EXPECT_EQ(after, before);
   const std::vector<int> expected = {PCCX_DMA_E_CHANNEL, PCCX_DMA_E_TAG,     PCCX_DMA_E_CHANNEL,
-                                     PCCX_DMA_E_TAG,     PCCX_DMA_E_CLASS,   PCCX_DMA_E_CHANNEL,
-                                     PCCX_DMA_E_CHANNEL, PCCX_DMA_E_CHANNEL, PCCX_DMA_E_TIMEOUT};
+                                     PCCX_DMA_E_TAG,     PCCX_DMA_E_LAYOUT,  PCCX_DMA_E_LAYOUT,
+                                     PCCX_DMA_E_LAYOUT,  PCCX_DMA_E_LAYOUT,  PCCX_DMA_E_TAG,
+                                     PCCX_DMA_E_CLASS,   PCCX_DMA_E_CHANNEL, PCCX_DMA_E_CHANNEL,
+                                     PCCX_DMA_E_CHANNEL, PCCX_DMA_E_TIMEOUT};
   EXPECT_EQ(results, expected);
   EXPECT_EQ(err, 0u);
   EXPECT_EQ(bytes, 0u);

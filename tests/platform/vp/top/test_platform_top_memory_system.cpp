@@ -268,3 +268,63 @@ TEST(MemorySystem, FirmwareRunsAGemmTileFromDdr) {
     }
   EXPECT_EQ(counter(r, "gemm_macs"), uint64_t{kGm} * kGn * kGk);
 }
+
+namespace {
+
+// A K-split GEMM from the DDR plan's layout: a 70 x 96 matrix of scaled row
+// records (scale 1.0, 2 + 48 bytes padded to 64) in two parts, row n in
+// part n mod 2, and a GEMM over inputs 32..95 of all 70 columns for three
+// activation rows, its weights cut by pccx_dma_submit_gemm_weights.
+constexpr unsigned kRn = 70, kRk = 96, kRk0 = 32, kRkp = 64, kRm = 3, kRb = 64;
+int8_t g_rw[kRn][kRk];
+int16_t g_rx[kRm][kRkp];
+uint16_t g_ry[kRm * kRn + 6];  // 27 result words
+int g_pushed = 0;
+
+int gemm_from_records(void) {
+  uint8_t parts[2][kRn / 2][kRb] = {};
+  for (unsigned n = 0; n < kRn; ++n) {
+    uint8_t* rec = parts[n % 2][n / 2];
+    rec[0] = 0x80, rec[1] = 0x3F;  // BF16 1.0
+    for (unsigned k = 0; k < kRk; k += 2) rec[2 + k / 2] = pack_int4(g_rw[n][k], g_rw[n][k + 1]);
+  }
+  uint16_t act[kRm * kRkp];
+  for (unsigned m = 0; m < kRm; ++m)
+    for (unsigned k = 0; k < kRkp; ++k) act[m * kRkp + k] = to_bf16(g_rx[m][k]);
+  const pccx_dma_records r = {{0x40000000ull, 0x40100000ull, 0, 0}, 2, kRb, 1};
+  pccx_host_write(r.part[0], parts[0], sizeof parts[0]);
+  pccx_host_write(r.part[1], parts[1], sizeof parts[1]);
+  pccx_host_write(0x40200000ull, act, sizeof act);
+
+  set_vector_shape(2, kRm * kRkp);
+  set_weight_shape(3, kRm, kRn, kRkp);
+  set_vector_shape(4, kRm * kRn);
+  ddr_to_l2(0x40200000ull, sizeof act, 0x40, 2, 1);
+  g_pushed = pccx_dma_submit_gemm_weights(&r, 0, kRn, kRk0, kRkp, 2);
+  uca_gemm(0x100, 0x40, UCA_FLAG_W_SCALE, 2, 3, 0);
+  l2_to_ddr(0x100, 4, 0x40300000ull, sizeof g_ry, 4);
+  return read_result(100000, 0x40300000ull, g_ry, sizeof g_ry);
+}
+
+}  // namespace
+
+TEST(MemorySystem, FirmwareRunsAKSplitGemmFromTheRowRecords) {
+  for (unsigned n = 0; n < kRn; ++n)
+    for (unsigned k = 0; k < kRk; ++k) g_rw[n][k] = static_cast<int8_t>((n * 7 + k * 5) % 16) - 8;
+  for (unsigned m = 0; m < kRm; ++m)
+    for (unsigned k = 0; k < kRkp; ++k)
+      g_rx[m][k] = static_cast<int16_t>(((m + 3) * 31 + k * 11) % 255) - 127;
+  for (unsigned m = 0; m < kRm; ++m) g_rx[m][m + 1] = 127;  // every row's scale is 1
+  auto r = vp::run_simulation(config::platform_config{},
+                              test_firmware(&gemm_from_records, "gemm_records"), nullptr);
+  ASSERT_EQ(r.exit_code, 0) << r.message;
+  EXPECT_EQ(g_pushed, 2);  // per channel: the scale beats and the chunks
+  for (unsigned m = 0; m < kRm; ++m)
+    for (unsigned n = 0; n < kRn; ++n) {
+      int32_t acc = 0;
+      for (unsigned k = 0; k < kRkp; ++k) acc += g_rw[n][kRk0 + k] * g_rx[m][k];
+      EXPECT_EQ(g_ry[m * kRn + n], to_bf16(static_cast<float>(acc))) << m << "," << n;
+    }
+  // Per channel 35 columns x (16-byte beat + pad16(2 + 32) = 48-byte chunk).
+  EXPECT_EQ(r.memory["ddr"]["bandwidth"]["classes"]["weights"]["bytes"], 2u * 35 * (16 + 48));
+}
