@@ -57,7 +57,8 @@ class stop_signals {
   stop_signals& operator=(const stop_signals&) = delete;
 
  private:
-  struct sigaction old_int_ {}, old_term_ {};
+  struct sigaction old_int_ {
+  }, old_term_{};
 };
 
 // The temporary files a stopped child left (io::output_file's NAME.part-PID)

@@ -7,10 +7,9 @@
 #include <sys/types.h>
 
 #include <csignal>
-#include <stdexcept>
-
 #include <cstddef>
 #include <functional>
+#include <stdexcept>
 #include <string>
 #include <vector>
 
@@ -53,12 +52,11 @@ struct child_end {
 class interrupted : public std::runtime_error {
  public:
   interrupted(int sig, std::size_t stopped, std::size_t started_before)
-      : std::runtime_error(std::string(sig == SIGINT ? "SIGINT" : "SIGTERM") + " received: " +
-                           std::to_string(stopped) + " running child" +
-                           (stopped == 1 ? "" : "ren") +
-                           " stopped, their unfinished outputs removed; " +
-                           std::to_string(started_before) +
-                           " finished before (run again to redo the rest)"),
+      : std::runtime_error(
+            std::string(sig == SIGINT ? "SIGINT" : "SIGTERM") +
+            " received: " + std::to_string(stopped) + " running child" +
+            (stopped == 1 ? "" : "ren") + " stopped, their unfinished outputs removed; " +
+            std::to_string(started_before) + " finished before (run again to redo the rest)"),
         signal(sig) {}
   int signal;
 };

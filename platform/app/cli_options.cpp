@@ -26,7 +26,8 @@ po::typed_value<std::string>* whole_number(const char* name, T* target) {
     const std::string range =
         "a whole number from 0 to " + std::to_string(std::numeric_limits<T>::max());
     if (text.empty() || text.find_first_not_of("0123456789") != std::string::npos)
-      throw cli_error(std::string("--") + name + " " + pccx::text::escaped(text) + ": expected " + range);
+      throw cli_error(std::string("--") + name + " " + pccx::text::escaped(text) + ": expected " +
+                      range);
     unsigned long long v = 0;
     for (char c : text) {
       const unsigned d = static_cast<unsigned>(c - '0');
@@ -64,7 +65,8 @@ cli_options parse_cli(int argc, char** argv) {
       "AArch64 ELF (the board's binary); default memset_sync")(
       "gdb", whole_number("gdb", &o.gdb_port),
       "serve GDB on localhost:PORT for an AArch64 ELF firmware; the CPU waits at its entry "
-      "(simulation.max_wall_s does not apply)")("list-firmware", "list the built-in firmware programs")(
+      "(simulation.max_wall_s does not apply)")("list-firmware",
+                                                "list the built-in firmware programs")(
       "config,c", po::value<std::vector<std::string>>(&o.layers.files)->composing(),
       "JSON configuration file; repeatable, later files win")(
       "set,s", po::value<std::vector<std::string>>(&sets)->composing(),
@@ -76,8 +78,8 @@ cli_options parse_cli(int argc, char** argv) {
       "error ends the run (simulation.strict)")(
       "lint", po::value(&lint),
       "driver lint: off, warn (log each warning) or error (the first warning fails the run) "
-      "(simulation.lint, default warn)")(
-      "log-level", po::value(&log_level), "default log level (log.level)")(
+      "(simulation.lint, default warn)")("log-level", po::value(&log_level),
+                                         "default log level (log.level)")(
       "log", po::value<std::vector<std::string>>(&logs)->composing(),
       "per-module level MODULE=LEVEL, e.g. npu.cmd=debug (log.modules)")(
       "trace-mmio", po::value(&trace_mmio), "write the MMIO access trace to FILE (trace.mmio)")(
@@ -87,7 +89,8 @@ cli_options parse_cli(int argc, char** argv) {
       "write the per-transaction DDR trace to FILE (trace.ddr)")(
       "out,o", po::value(&out_dir), "folder for run outputs, e.g. summary.json (output.dir)");
   po::options_description kv("kv-accuracy options");
-  kv.add_options()("tokens", whole_number("tokens", &o.kv_tokens), "cached tokens per synthetic head (2048)")(
+  kv.add_options()("tokens", whole_number("tokens", &o.kv_tokens),
+                   "cached tokens per synthetic head (2048)")(
       "heads", whole_number("heads", &o.kv_heads), "synthetic heads averaged (4)")(
       "seed", whole_number("seed", &o.kv_seed), "seed of the first head (1)");
   po::options_description dec("decode options");
@@ -102,6 +105,17 @@ cli_options parse_cli(int argc, char** argv) {
       "reference", whole_number("reference", &o.reference_seed),
       "functional check: synthetic weights and KV history of this seed (not 0), logits "
       "compared with the host reference (needs simulation.mode=functional)");
+  po::options_description prefill(
+      "prefill-plan options (and --model, --tokens, --ring-cap, "
+      "--sinks, --json)");
+  prefill.add_options()("prompt-tokens", whole_number("prompt-tokens", &o.prompt_tokens),
+                        "prompt tokens prefilled, P")(
+      "chunk", whole_number("chunk", &o.chunk),
+      "prompt rows per chunk, each one pass over every matrix (0: the most the GEMM's "
+      "activation buffer holds)")(
+      "evict", po::bool_switch(&o.evict),
+      "let the KV ring drop old tokens when the prompt and the generated tokens exceed "
+      "--ring-cap (sink + window)");
   po::options_description table("decode-table options");
   table.add_options()(
       "sweep", po::value<std::vector<std::string>>(&sweeps)->composing(),
@@ -111,7 +125,7 @@ cli_options parse_cli(int argc, char** argv) {
       "decode-table and sweep: each cell or point keeps its outputs (summary, plots, the trace "
       "files named by --trace-* or --set trace.*) in its own folder, DIR/cells/<id>/ or "
       "DIR/points/<k>/")("jobs,j", whole_number("jobs", &o.jobs),
-                                    "cells or points run at once (default: the number of cores)")(
+                         "cells or points run at once (default: the number of cores)")(
       "resume", po::bool_switch(&o.resume),
       "decode-table and sweep: skip the cells or points of DIR whose outputs are complete from "
       "an earlier run of the same commands (an interrupted or partly failed run); run the rest");
@@ -149,7 +163,16 @@ cli_options parse_cli(int argc, char** argv) {
   po::options_description hidden;
   hidden.add_options()("positional", po::value<std::vector<std::string>>(&positional));
   po::options_description all;
-  all.add(general).add(kv).add(dec).add(table).add(sweep).add(replay).add(bench).add(cmp).add(hidden);
+  all.add(general)
+      .add(kv)
+      .add(dec)
+      .add(prefill)
+      .add(table)
+      .add(sweep)
+      .add(replay)
+      .add(bench)
+      .add(cmp)
+      .add(hidden);
   po::positional_options_description pos;
   pos.add("positional", -1);
 
@@ -173,10 +196,15 @@ cli_options parse_cli(int argc, char** argv) {
       {"merge", "pccx-vp merge DIR_OR_FILE... --out DIR\n"},
       {"replay",
        "pccx-vp replay FILE.memh [--dma FILE.json] [--auto-dma[=ADDR]] [--keep-going]\n"
-       "               [--json FILE] [--trace-instructions FILE] [--config FILE] [--set KEY=VALUE]\n"},
+       "               [--json FILE] [--trace-instructions FILE] [--config FILE] [--set "
+       "KEY=VALUE]\n"},
       {"ddr-bench",
        "pccx-vp ddr-bench [--stream SPEC]... [--requests FILE] [--json FILE]\n"
        "               [--config FILE] [--set KEY=VALUE]\n"},
+      {"prefill-plan",
+       "pccx-vp prefill-plan --model FILE --prompt-tokens P [--chunk C] [--tokens N]\n"
+       "               [--ring-cap C] [--sinks S] [--evict] [--json FILE] [--config FILE]\n"
+       "               [--set KEY=VALUE]\n"},
       {"compare", "pccx-vp compare A B [--html FILE] [--fail-above PCT] [--metric NAME]...\n"}};
   const auto help_of = [&](const std::string& command) {
     std::ostringstream h;
@@ -186,19 +214,25 @@ cli_options parse_cli(int argc, char** argv) {
            "       pccx-vp kv-accuracy [--out DIR] [--tokens N] [--heads N] [--seed S]\n"
            "       pccx-vp decode --model FILE [--context L] [--tokens N] [--ring-cap C]\n"
            "                      [--sinks S] [--per-layer] [--json FILE] [--reference SEED]\n"
-           "       pccx-vp decode-table --sweep FILE --out DIR [--jobs J] [--keep-outputs] [--resume]\n"
+           "       pccx-vp decode-table --sweep FILE --out DIR [--jobs J] [--keep-outputs] "
+           "[--resume]\n"
            "                      [--config FILE] [--set KEY=VALUE]\n"
            "       pccx-vp sweep [--sweep KEY=V1,V2,...]... [--sweep-file FILE] --out DIR\n"
-           "                      [--jobs J] [--shard I/N] [--timeout S] [--keep-outputs] [--resume]\n"
+           "                      [--jobs J] [--shard I/N] [--timeout S] [--keep-outputs] "
+           "[--resume]\n"
            "                      [--config FILE]\n"
            "                      [--set KEY=VALUE] -- COMMAND...\n"
            "       pccx-vp merge DIR_OR_FILE... --out DIR\n"
            "       pccx-vp replay FILE.memh [--dma FILE.json] [--auto-dma[=ADDR]] [--keep-going]\n"
-           "                      [--json FILE] [--trace-instructions FILE] [--config FILE] [--set KEY=VALUE]\n"
+           "                      [--json FILE] [--trace-instructions FILE] [--config FILE] [--set "
+           "KEY=VALUE]\n"
            "       pccx-vp ddr-bench [--stream SPEC]... [--requests FILE] [--json FILE]\n"
            "                      [--config FILE] [--set KEY=VALUE]\n"
+           "       pccx-vp prefill-plan --model FILE --prompt-tokens P [--chunk C] [--tokens N]\n"
+           "                      [--ring-cap C] [--sinks S] [--evict] [--json FILE]\n"
+           "                      [--config FILE] [--set KEY=VALUE]\n"
            "       pccx-vp compare A B [--html FILE] [--fail-above PCT] [--metric NAME]...\n\n"
-        << general << kv << dec << table << sweep << replay << bench << cmp;
+        << general << kv << dec << prefill << table << sweep << replay << bench << cmp;
       return h.str();
     }
     for (const auto& [name, text] : usage)
@@ -210,6 +244,7 @@ cli_options parse_cli(int argc, char** argv) {
     if (command == "sweep") h << sweep;
     if (command == "replay") h << replay;
     if (command == "ddr-bench") h << bench;
+    if (command == "prefill-plan") h << prefill << dec;
     if (command == "compare") h << cmp;
     return h.str();
   };
@@ -277,6 +312,10 @@ cli_options parse_cli(int argc, char** argv) {
       if (positional.size() != 1)
         throw cli_error("ddr-bench takes no file arguments (--stream SPEC, --requests FILE)");
       if (o.cmd == cli_options::command::run) o.cmd = cli_options::command::ddr_bench;
+    } else if (positional[0] == "prefill-plan") {
+      if (positional.size() != 1)
+        throw cli_error("prefill-plan takes no file arguments (--model FILE)");
+      if (o.cmd == cli_options::command::run) o.cmd = cli_options::command::prefill_plan;
     } else if (positional[0] == "compare") {
       if (positional.size() != 3)
         throw cli_error("compare takes two output folders: pccx-vp compare A B");
@@ -285,7 +324,7 @@ cli_options parse_cli(int argc, char** argv) {
     } else if (positional[0] != "run" || positional.size() != 1) {
       throw cli_error("unknown command '" + pccx::text::escaped(positional[0]) +
                       "' (commands: run, disasm, kv-accuracy, decode, decode-table, sweep, merge, "
-                      "replay, ddr-bench, compare)");
+                      "replay, ddr-bench, prefill-plan, compare)");
     }
   }
   if (o.keep_outputs && o.cmd != cli_options::command::decode_table &&
@@ -314,8 +353,7 @@ cli_options parse_cli(int argc, char** argv) {
     throw cli_error("'--' is for sweep: pccx-vp sweep ... -- COMMAND");
   if (vm.count("jobs") && (o.jobs == 0 || o.jobs > 1024))
     throw cli_error("--jobs must be from 1 to 1024");
-  if ((!o.streams.empty() || !o.requests_file.empty()) &&
-      o.cmd != cli_options::command::ddr_bench)
+  if ((!o.streams.empty() || !o.requests_file.empty()) && o.cmd != cli_options::command::ddr_bench)
     throw cli_error("--stream and --requests are for ddr-bench");
   if ((vm.count("html") || vm.count("fail-above") || !o.metrics.empty()) &&
       o.cmd != cli_options::command::compare)
@@ -350,6 +388,14 @@ cli_options parse_cli(int argc, char** argv) {
     if (o.model.empty()) throw cli_error("decode needs --model FILE");
     o.decode_tokens = vm.count("tokens") ? o.kv_tokens : 4;
     if (o.decode_tokens == 0) throw cli_error("--tokens must be at least 1");
+  }
+  if ((vm.count("prompt-tokens") || vm.count("chunk") || o.evict) &&
+      o.cmd != cli_options::command::prefill_plan)
+    throw cli_error("--prompt-tokens, --chunk and --evict are for prefill-plan");
+  if (o.cmd == cli_options::command::prefill_plan) {
+    if (o.model.empty()) throw cli_error("prefill-plan needs --model FILE");
+    if (o.prompt_tokens == 0) throw cli_error("prefill-plan needs --prompt-tokens P (at least 1)");
+    o.decode_tokens = vm.count("tokens") ? o.kv_tokens : 0;
   }
   if (o.cmd == cli_options::command::decode_table) {
     if (sweeps.size() != 1) throw cli_error("decode-table needs one --sweep FILE");

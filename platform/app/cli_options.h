@@ -22,6 +22,7 @@ struct cli_options {
     merge,
     replay,
     ddr_bench,
+    prefill_plan,
     compare,
     help,
     version,
@@ -40,6 +41,10 @@ struct cli_options {
   uint32_t context = 1024, decode_tokens = 4, ring_cap = 0, sinks = 0;
   bool per_layer = false;
   uint64_t reference_seed = 0;
+  // prefill-plan: prompt tokens P, rows per chunk (0 = the most the GEMM
+  // takes), eviction allowed; --tokens is then the tokens generated after.
+  uint32_t prompt_tokens = 0, chunk = 0;
+  bool evict = false;
   std::string json_file;  // decode and replay --json: the report as JSON
   // decode-table: the sweep file and the children run at once (0 = cores).
   std::string sweep;
@@ -64,10 +69,10 @@ struct cli_options {
   // errors and go on.
   std::string replay_file, dma_file;
   bool keep_going = false;
-  bool keep_outputs = false;    // decode-table, sweep: each cell's outputs in its folder
-  bool resume = false;          // decode-table, sweep: skip cells and points already complete
-  bool auto_dma = false;        // replay --auto-dma: plan the stream's DMA descriptors
-  uint64_t auto_dma_base = 0;   // the first planned buffer (--auto-dma=ADDR)
+  bool keep_outputs = false;   // decode-table, sweep: each cell's outputs in its folder
+  bool resume = false;         // decode-table, sweep: skip cells and points already complete
+  bool auto_dma = false;       // replay --auto-dma: plan the stream's DMA descriptors
+  uint64_t auto_dma_base = 0;  // the first planned buffer (--auto-dma=ADDR)
   // ddr-bench: the traffic streams (--stream SPEC) and a file of requests.
   std::vector<std::string> streams;
   std::string requests_file;

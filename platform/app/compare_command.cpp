@@ -88,9 +88,9 @@ side_by_side a_against_b(const comparison& c) {
         const std::string pre = "ddr.class.", post = ".read_bytes";
         if (m.name.rfind(pre, 0) == 0 && m.name.size() > pre.size() + post.size() &&
             m.name.compare(m.name.size() - post.size(), post.size(), post) == 0)
-          s.bars.push_back({m.name.substr(pre.size(), m.name.size() - pre.size() - post.size()) +
-                                " read",
-                            m.name});
+          s.bars.push_back(
+              {m.name.substr(pre.size(), m.name.size() - pre.size() - post.size()) + " read",
+               m.name});
       }
       s.title = "DDR bytes read per class, A against B";
       s.y_label = "bytes";
@@ -98,7 +98,8 @@ side_by_side a_against_b(const comparison& c) {
     case output_kind::decode_table: {
       for (const auto& m : c.metrics) {
         const auto slash = m.name.rfind('/');
-        if (slash != std::string::npos && m.name.compare(slash + 1, std::string::npos, "latency_ms") == 0)
+        if (slash != std::string::npos &&
+            m.name.compare(slash + 1, std::string::npos, "latency_ms") == 0)
           s.bars.push_back({m.name.substr(0, slash), m.name});
       }
       s.title = "Latency per cell (mean over its tokens), A against B";
@@ -109,7 +110,8 @@ side_by_side a_against_b(const comparison& c) {
       for (const char* headline : {"decode.mean_latency_ns", "sim_time_ns"}) {
         for (const auto& m : c.metrics) {
           const auto slash = m.name.rfind('/');
-          if (slash != std::string::npos && m.name.compare(slash + 1, std::string::npos, headline) == 0)
+          if (slash != std::string::npos &&
+              m.name.compare(slash + 1, std::string::npos, headline) == 0)
             s.bars.push_back({m.name.substr(0, slash), m.name});
         }
         if (!s.bars.empty()) {
@@ -145,9 +147,10 @@ std::string compare_html(const comparison& c, double pct, const std::vector<std:
                       (one_side ? " (" + std::to_string(one_side) + " in one folder only)" : "")},
       {"Configuration keys that differ", std::to_string(c.config.size())}};
   if (!c.only_a.empty() || !c.only_b.empty())
-    kv.push_back({c.kind == output_kind::sweep ? "Points in one folder only" : "Cells in one folder only",
-                  std::to_string(c.only_a.size()) + " only in A, " + std::to_string(c.only_b.size()) +
-                      " only in B"});
+    kv.push_back(
+        {c.kind == output_kind::sweep ? "Points in one folder only" : "Cells in one folder only",
+         std::to_string(c.only_a.size()) + " only in A, " + std::to_string(c.only_b.size()) +
+             " only in B"});
   p.key_values(kv);
   if (pct >= 0) {
     if (moved.empty()) {
@@ -157,8 +160,8 @@ std::string compare_html(const comparison& c, double pct, const std::vector<std:
       std::vector<std::string> names;
       for (std::size_t k = 0; k < moved.size() && k < 20; ++k)
         names.push_back(c.metrics[moved[k]].name + " (" + change_of(c.metrics[moved[k]]) + ")");
-      p.warning("--fail-above " + pct_option(pct) + " (" + scope(c, chosen) + "): " +
-                std::to_string(moved.size()) + " metric" + (moved.size() == 1 ? "" : "s") +
+      p.warning("--fail-above " + pct_option(pct) + " (" + scope(c, chosen) +
+                "): " + std::to_string(moved.size()) + " metric" + (moved.size() == 1 ? "" : "s") +
                 " moved by more than " + pct_option(pct) + " %: " + joined(names) +
                 (moved.size() > 20 ? ", ..." : ""));
     }
@@ -230,7 +233,8 @@ std::string compare_html(const comparison& c, double pct, const std::vector<std:
   flush();
 
   if (!c.only_a.empty() || !c.only_b.empty()) {
-    p.heading(c.kind == output_kind::sweep ? "Points in one folder only" : "Cells in one folder only");
+    p.heading(c.kind == output_kind::sweep ? "Points in one folder only"
+                                           : "Cells in one folder only");
     std::vector<std::vector<std::string>> r;
     for (const auto& e : c.only_a) r.push_back({e, "A"});
     for (const auto& e : c.only_b) r.push_back({e, "B"});
@@ -239,7 +243,8 @@ std::string compare_html(const comparison& c, double pct, const std::vector<std:
   if (!c.texts.empty()) {
     p.heading("Other differences");
     std::vector<std::vector<std::string>> r;
-    for (const auto& t : c.texts) r.push_back({t.name, t.a ? *t.a : "(absent)", t.b ? *t.b : "(absent)"});
+    for (const auto& t : c.texts)
+      r.push_back({t.name, t.a ? *t.a : "(absent)", t.b ? *t.b : "(absent)"});
     p.table({"Field", "A", "B"}, r);
   }
   p.heading("Configuration keys that differ");
@@ -282,8 +287,7 @@ int run_compare_command(const cli_options& opts) {
   std::cout << md;
   std::cerr << "pccx-vp: compare: " << c.metrics.size() << " metrics, " << c.differing()
             << " differ; " << c.config.size() << " configuration key"
-            << (c.config.size() == 1 ? "" : "s") << " differ"
-            << (c.config.size() == 1 ? "s" : "")
+            << (c.config.size() == 1 ? "" : "s") << " differ" << (c.config.size() == 1 ? "s" : "")
             << (opts.html_file.empty() ? "" : "; report in " + opts.html_file) << "\n";
   if (moved.empty()) return 0;
   std::cerr << "pccx-vp: compare: " << moved.size() << " metric" << (moved.size() == 1 ? "" : "s")

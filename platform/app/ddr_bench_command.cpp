@@ -1,11 +1,10 @@
 #include "platform/app/ddr_bench_command.h"
 
-#include "infra/io/output_file.h"
-
 #include <fstream>
 #include <iostream>
 #include <stdexcept>
 
+#include "infra/io/output_file.h"
 #include "platform/vp/top/simulation.h"
 #include "platform/workload/ddr_bench.h"
 

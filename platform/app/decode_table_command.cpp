@@ -1,5 +1,3 @@
-#include "platform/report/run_reports.h"
-#include "platform/app/resume_marker.h"
 #include "platform/app/decode_table_command.h"
 
 #include <chrono>
@@ -11,8 +9,10 @@
 
 #include "infra/config/config_error.h"
 #include "platform/app/child_process.h"
-#include "platform/workload/cell_outputs.h"
+#include "platform/app/resume_marker.h"
+#include "platform/report/run_reports.h"
 #include "platform/vp/top/simulation.h"
+#include "platform/workload/cell_outputs.h"
 #include "platform/workload/decode_table.h"
 
 namespace pccx::app {

@@ -1,12 +1,11 @@
 #include "platform/app/kv_accuracy_command.h"
 
-#include "infra/io/output_file.h"
-
 #include <filesystem>
 #include <fstream>
 #include <nlohmann/json.hpp>
 #include <stdexcept>
 
+#include "infra/io/output_file.h"
 #include "models/kv/kv_accuracy.h"
 #include "platform/vp/top/simulation.h"
 

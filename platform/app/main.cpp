@@ -15,15 +15,16 @@
 #include "infra/text/quote.h"
 #include "models/npu/isa/instruction.h"
 #include "models/npu/isa/memh_reader.h"
+#include "models/npu/npu_config.h"
 #include "platform/app/child_process.h"
 #include "platform/app/cli_options.h"
 #include "platform/app/compare_command.h"
 #include "platform/app/ddr_bench_command.h"
 #include "platform/app/decode_table_command.h"
 #include "platform/app/kv_accuracy_command.h"
+#include "platform/app/prefill_plan_command.h"
 #include "platform/app/replay_command.h"
 #include "platform/app/sweep_command.h"
-#include "models/npu/npu_config.h"
 #include "platform/config/platform_loader.h"
 #include "platform/report/run_reports.h"
 #include "platform/vp/firmware/firmware_loader.h"
@@ -35,6 +36,7 @@
 #include "platform/workload/decode_runner.h"
 #include "platform/workload/llm/ddr_plan.h"
 #include "platform/workload/llm/model_config.h"
+#include "platform/workload/prefill_plan_report.h"
 #include "platform/workload/sweep_plan.h"
 
 namespace {
@@ -54,8 +56,8 @@ bool write_report(const std::string& dir, const std::function<void()>& write) {
     write();
     return true;
   } catch (const std::exception& e) {
-    std::cerr << "pccx-vp: cannot write " << pccx::text::printable_message(dir) << "/report.html: "
-              << pccx::text::printable_message(e.what()) << '\n';
+    std::cerr << "pccx-vp: cannot write " << pccx::text::printable_message(dir)
+              << "/report.html: " << pccx::text::printable_message(e.what()) << '\n';
     return false;
   }
 }
@@ -65,8 +67,8 @@ pccx::report::config_sources sources_of(const pccx::app::cli_options& opts) {
 }
 
 // A run's report, with the decode's document beside its summary.
-bool write_run_report(const pccx::config::platform_config& cfg,
-                      const pccx::app::cli_options& opts, const nlohmann::json* decode_doc) {
+bool write_run_report(const pccx::config::platform_config& cfg, const pccx::app::cli_options& opts,
+                      const nlohmann::json* decode_doc) {
   if (cfg.output.dir.empty()) return true;
   return write_report(cfg.output.dir, [&] {
     if (decode_doc) write_decode_json(cfg.output.dir + "/decode.json", *decode_doc);
@@ -141,9 +143,11 @@ int run_decode_command(const pccx::config::platform_config& cfg,
               << rep.run.message << '\n';
     // The firmware prints why it stops just before it does.
     const std::string why = rep.run.printed.empty() ? rep.run.message : rep.run.printed.back();
-    const std::string error = "firmware exit code " + std::to_string(rep.run.exit_code) + ": " + why;
+    const std::string error =
+        "firmware exit code " + std::to_string(rep.run.exit_code) + ": " + why;
     document(&rep, "failed", error);
-    const nlohmann::json doc = pccx::workload::decode_document(opts.model, o, &rep, "failed", error);
+    const nlohmann::json doc =
+        pccx::workload::decode_document(opts.model, o, &rep, "failed", error);
     write_run_report(cfg, opts, &doc);
     return kExitSimFailure;
   }
@@ -165,7 +169,8 @@ int run_decode_command(const pccx::config::platform_config& cfg,
 
 int run_disasm(const pccx::config::platform_config& cfg, const std::string& file) {
   const auto words = pccx::isa::read_memh(file);
-  std::cout << pccx::isa::format_listing(words, pccx::config::decode_limits_of(cfg.npu, cfg.simulation.strict));
+  std::cout << pccx::isa::format_listing(
+      words, pccx::config::decode_limits_of(cfg.npu, cfg.simulation.strict));
   return kExitOk;
 }
 
@@ -202,6 +207,12 @@ int run(int argc, char** argv) {
       as_decode_input([&] { pccx::workload::check_decode(cfg, m, decode_options_of(opts)); });
     }
     if (opts.cmd == cli_options::command::decode_table) pccx::app::check_decode_table_sweep(opts);
+    if (opts.cmd == cli_options::command::prefill_plan) {
+      const pccx::llm::model_config m = pccx::llm::load_model(opts.model);
+      as_decode_input([&] {
+        (void)pccx::workload::plan_prefill_on(cfg, m, pccx::app::prefill_options_of(opts));
+      });
+    }
     if (opts.cmd == cli_options::command::sweep && !opts.sweep_file.empty()) try {
         (void)pccx::workload::load_sweep_file(opts.sweep_file);
       } catch (const pccx::config::config_error& e) {
@@ -220,6 +231,8 @@ int run(int argc, char** argv) {
   if (opts.cmd == cli_options::command::replay) return pccx::app::run_replay_command(cfg, opts);
   if (opts.cmd == cli_options::command::ddr_bench)
     return pccx::app::run_ddr_bench_command(cfg, opts);
+  if (opts.cmd == cli_options::command::prefill_plan)
+    return pccx::app::run_prefill_plan_command(cfg, opts);
 
   const pccx::vp::firmware_image fw = firmware();
   pccx::vp::apply_log_config(cfg.log);

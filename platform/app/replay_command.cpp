@@ -1,11 +1,10 @@
 #include "platform/app/replay_command.h"
 
-#include "infra/io/output_file.h"
-
 #include <fstream>
 #include <iostream>
 
 #include "infra/config/config_error.h"
+#include "infra/io/output_file.h"
 #include "models/npu/isa/memh_reader.h"
 #include "platform/vp/top/simulation.h"
 #include "platform/workload/replay_dma_plan.h"
@@ -14,7 +13,7 @@
 namespace pccx::app {
 
 workload::replay_input load_replay_input(const config::platform_config& cfg,
-                                        const cli_options& opts) {
+                                         const cli_options& opts) {
   workload::replay_input in;
   try {
     in = workload::load_replay(opts.replay_file, opts.dma_file, cfg);

@@ -13,7 +13,7 @@ namespace pccx::app {
 // run reads them: a malformed file throws isa::memh_error or
 // vp::input_error with the run's own message (--validate-only uses it too).
 workload::replay_input load_replay_input(const config::platform_config& cfg,
-                                        const cli_options& opts);
+                                         const cli_options& opts);
 
 // 0 when every word retired without an NPU or DMA error, 1 otherwise; a
 // malformed .memh or DMA file throws (bad input) after writing --json.

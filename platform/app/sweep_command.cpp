@@ -1,5 +1,3 @@
-#include "platform/report/run_reports.h"
-#include "platform/app/resume_marker.h"
 #include "platform/app/sweep_command.h"
 
 #include <unistd.h>
@@ -15,8 +13,10 @@
 #include "infra/config/config_error.h"
 #include "models/npu/isa/memh_reader.h"
 #include "platform/app/child_process.h"
-#include "platform/workload/cell_outputs.h"
+#include "platform/app/resume_marker.h"
+#include "platform/report/run_reports.h"
 #include "platform/vp/top/simulation.h"
+#include "platform/workload/cell_outputs.h"
 #include "platform/workload/decode_table.h"
 #include "platform/workload/llm/model_config.h"
 #include "platform/workload/sweep_plan.h"
@@ -272,9 +272,9 @@ int run_sweep(const cli_options& opts) {
     }
   }
   if (opts.resume)
-    std::cerr << "pccx-vp: sweep " << def.hash() << ": resuming: "
-              << mine.size() - to_run.size() << " of " << mine.size()
-              << " points complete (points/<k>/complete.json), " << to_run.size() << " to run\n";
+    std::cerr << "pccx-vp: sweep " << def.hash() << ": resuming: " << mine.size() - to_run.size()
+              << " of " << mine.size() << " points complete (points/<k>/complete.json), "
+              << to_run.size() << " to run\n";
   auto flush_ready = [&] {
     while (written < lines.size() && ready[written]) points << lines[written++] << '\n';
     points << std::flush;

@@ -211,8 +211,7 @@ namespace e2e {
 namespace {
 
 // pccx-vp COMMAND --help: that command's usage and options only.
-class CommandHelp : public E2E,
-                    public ::testing::WithParamInterface<std::vector<std::string>> {};
+class CommandHelp : public E2E, public ::testing::WithParamInterface<std::vector<std::string>> {};
 
 TEST_P(CommandHelp, ShowsTheCommandsOwnOptions) {
   const auto& p = GetParam();  // command, an option it has, an option it has not
@@ -235,7 +234,8 @@ INSTANTIATE_TEST_SUITE_P(
                       std::vector<std::string>{"sweep", "--shard", "--dma"},
                       std::vector<std::string>{"merge", "--out", "--stream"},
                       std::vector<std::string>{"replay", "--keep-going", "--context"},
-                      std::vector<std::string>{"ddr-bench", "--requests", "--context"}));
+                      std::vector<std::string>{"ddr-bench", "--requests", "--context"},
+                      std::vector<std::string>{"prefill-plan", "--prompt-tokens", "--shard"}));
 
 TEST_F(Cli, HelpWinsOverTheRestOfTheLine) {
   const auto r = vp({"decode", "--context", "-5", "--no-such-option", "--help"});

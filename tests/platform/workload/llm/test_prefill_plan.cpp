@@ -110,11 +110,16 @@ TEST(PrefillPlan, AChunkTheActivationBufferCannotHoldIsRefusedWithItsArithmetic)
                    "(1,048,576): at most 191 rows"),
             std::string::npos)
       << e;
-  // A larger activation buffer takes it.
+  // A smaller weight block buffer splits W_down finer and so takes it: at
+  // 65,536 bytes four parts of 4,096 need 32 x 2,064 = 66,048, five of
+  // ceil32(3,277) = 3,296 need 53,248; 1,048,576 / 3,296 = 318 rows.
   config::gemm_config g;
-  g.act_buffer_bytes = 2 * 1048576;
+  g.weight_block_bytes = 65536;
   const auto m = gemma();
-  EXPECT_EQ(plan_prefill(m, kv_fp16(m), o, g).chunk, 256u);
+  const prefill_plan p = plan_prefill(m, kv_fp16(m), o, g);
+  EXPECT_EQ(p.chunk, 256u);
+  EXPECT_EQ(p.chunk_limit, 318u);
+  EXPECT_EQ(find(p, 0, "ffn_down").k_parts, 5u);
 }
 
 TEST(PrefillPlan, APromptLongerThanTheRingCapNeedsEviction) {

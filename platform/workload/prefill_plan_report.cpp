@@ -1,0 +1,134 @@
+#include "platform/workload/prefill_plan_report.h"
+
+#include <cstdio>
+#include <set>
+#include <sstream>
+
+#include "models/kv/kv_datapath_config.h"
+#include "models/memory/ddr/ddr_capacity.h"
+
+namespace pccx::workload {
+
+namespace {
+
+std::string fixed(double v, int digits) {
+  char buf[64];
+  std::snprintf(buf, sizeof buf, "%.*f", digits, v);
+  return buf;
+}
+
+std::string layer_name(int32_t layer) {
+  return layer < 0 ? "-" : std::to_string(layer);
+}
+
+// The rows the text shows: the entry matrices, then the first layer of each
+// (storing, global) kind; every layer of a kind has the same shapes.
+bool shown(const llm::model_config& m, const llm::prefill_matrix& pm,
+           std::set<std::pair<bool, bool>>& kinds_seen, int32_t& current) {
+  if (pm.shape.layer < 0) return true;
+  const uint32_t l = static_cast<uint32_t>(pm.shape.layer);
+  if (pm.shape.layer != current) {
+    current = pm.shape.layer;
+    if (!kinds_seen.insert({m.stores_kv(l), m.is_global(l)}).second) current = -2;
+  }
+  return current == pm.shape.layer;
+}
+
+}  // namespace
+
+prefill_plan_report plan_prefill_on(const config::platform_config& cfg, const llm::model_config& m,
+                                    const llm::prefill_options& o) {
+  const llm::kv_formats kvf{config::to_kv_format(cfg.npu.kv.key, m.attention.head_dim),
+                            config::to_kv_format(cfg.npu.kv.value, m.attention.head_dim)};
+  const std::string problem = llm::check_kv_formats(m, kvf);
+  if (!problem.empty()) throw std::invalid_argument(problem);
+  prefill_plan_report r;
+  r.plan = llm::plan_prefill(m, kvf, o, cfg.npu.gemm);
+  r.ddr_bytes_per_second = mem::derive_capacity(cfg.ddr).effective_bytes_per_s;
+  r.gemm_macs_per_second = llm::gemm_peak_macs_per_second(cfg.clocks.core_mhz * 1e6);
+  llm::roofline_inputs in;
+  in.ddr_bytes_per_second = r.ddr_bytes_per_second;
+  in.macs_per_second = r.gemm_macs_per_second;
+  r.bound = llm::prefill_roofline(r.plan, in);
+  return r;
+}
+
+std::string prefill_plan_report::text(const llm::model_config& m) const {
+  const llm::prefill_plan& p = plan;
+  using llm::grouped;
+  std::ostringstream s;
+  s << "prefill plan: " << m.name << ", P = " << grouped(p.options.prompt) << " prompt tokens\n";
+  s << "  chunk: " << grouped(p.chunk) << " rows of at most " << grouped(p.chunk_limit)
+    << " (npu.gemm.act_buffer_bytes " << grouped(p.gemm.act_buffer_bytes)
+    << " over the widest K-part), " << grouped(p.chunks)
+    << " chunks: every matrix's weights are streamed " << grouped(p.chunks) << " times\n";
+  s << "  GEMM instructions: " << grouped(p.gemm_instructions) << " a chunk, "
+    << grouped(p.gemm_instructions * p.chunks) << " in all\n";
+  s << "  KV ring: " << grouped(p.ring_cap) << " records a stream, " << p.options.sinks << " sinks"
+    << (p.options.evict ? ", eviction allowed" : "") << "\n";
+  s << "  DDR: weights " << fixed(p.weight_bytes / 1e6, 1) << " MB, KV read "
+    << fixed(p.kv_read_bytes / 1e6, 1) << " MB, KV write " << fixed(p.kv_write_bytes / 1e6, 1)
+    << " MB\n";
+  s << "  MACs: " << fixed(p.gemm_macs / 1e9, 1) << " G on the GEMM array, "
+    << fixed(p.gemv_macs / 1e9, 2) << " G on the GEMV (the last token's), "
+    << fixed(p.attention_macs / 1e9, 1) << " G of attention\n";
+  s << "  bound: " << fixed(bound.bound_seconds * 1e3, 1) << " ms, "
+    << (bound.memory_bound ? "memory" : "compute") << "-bound (bytes "
+    << fixed(bound.memory_seconds * 1e3, 1) << " ms at " << fixed(ddr_bytes_per_second / 1e9, 3)
+    << " GB/s, MACs " << fixed(bound.compute_seconds * 1e3, 1) << " ms at "
+    << fixed(gemm_macs_per_second / 1e9, 1) << " GMAC/s)\n";
+  s << "  matrix            layer  N x K               K parts        group  stream MB a chunk\n";
+  std::set<std::pair<bool, bool>> kinds;
+  int32_t current = -1;
+  for (const auto& pm : p.matrices) {
+    if (!shown(m, pm, kinds, current)) continue;
+    char line[200];
+    const std::string nk = grouped(pm.shape.rows) + " x " + grouped(pm.shape.cols);
+    const std::string parts = std::to_string(pm.k_parts) + " x " + grouped(pm.k_part);
+    std::snprintf(line, sizeof line, "  %-17s %-6s %-19s %-14s %-6u %.3f\n", pm.shape.name.c_str(),
+                  layer_name(pm.shape.layer).c_str(), nk.c_str(), parts.c_str(), pm.group,
+                  pm.stream_bytes / 1e6);
+    s << line;
+  }
+  s << "  (one layer of each kind shown; every layer of a kind alike)\n";
+  return s.str();
+}
+
+nlohmann::json prefill_plan_report::json(const llm::model_config& m) const {
+  const llm::prefill_plan& p = plan;
+  nlohmann::json j;
+  j["model"] = m.name;
+  j["prompt_tokens"] = p.options.prompt;
+  j["generated_tokens"] = p.options.generated;
+  j["chunk"] = p.chunk;
+  j["chunk_limit"] = p.chunk_limit;
+  j["chunks"] = p.chunks;
+  j["ring_cap"] = p.ring_cap;
+  j["sinks"] = p.options.sinks;
+  j["evict"] = p.options.evict;
+  j["gemm_instructions_per_chunk"] = p.gemm_instructions;
+  j["bytes"] = {
+      {"weights", p.weight_bytes}, {"kv_read", p.kv_read_bytes}, {"kv_write", p.kv_write_bytes}};
+  j["macs"] = {{"gemm", p.gemm_macs}, {"gemv", p.gemv_macs}, {"attention", p.attention_macs}};
+  j["bound"] = {{"seconds", bound.bound_seconds},
+                {"memory_seconds", bound.memory_seconds},
+                {"compute_seconds", bound.compute_seconds},
+                {"memory_bound", bound.memory_bound},
+                {"ddr_bytes_per_second", ddr_bytes_per_second},
+                {"gemm_macs_per_second", gemm_macs_per_second}};
+  nlohmann::json rows = nlohmann::json::array();
+  for (const auto& pm : p.matrices)
+    rows.push_back({{"name", pm.shape.name},
+                    {"layer", pm.shape.layer},
+                    {"n", pm.shape.rows},
+                    {"k", pm.shape.cols},
+                    {"k_parts", pm.k_parts},
+                    {"k_part", pm.k_part},
+                    {"group", pm.group},
+                    {"stream_bytes_per_chunk", pm.stream_bytes},
+                    {"weight_passes", p.chunks}});
+  j["matrices"] = std::move(rows);
+  return j;
+}
+
+}  // namespace pccx::workload

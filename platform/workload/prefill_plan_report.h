@@ -1,0 +1,35 @@
+// A prefill plan (llm::plan_prefill) on a platform configuration, as the
+// `pccx-vp prefill-plan` command reports it: the chunk length and what
+// bounds it, the weight passes, GEMM instructions, bytes per traffic class,
+// MACs and the bound at the configuration's DDR bandwidth and GEMM peak;
+// per matrix its K-parts, first group and stream. docs/models/prefill.md.
+#pragma once
+
+#include <nlohmann/json.hpp>
+#include <string>
+
+#include "platform/config/platform_config.h"
+#include "platform/workload/llm/model_config.h"
+#include "platform/workload/llm/prefill_plan.h"
+#include "platform/workload/llm/roofline.h"
+
+namespace pccx::workload {
+
+struct prefill_plan_report {
+  llm::prefill_plan plan;
+  llm::roofline bound;
+  double ddr_bytes_per_second = 0;
+  double gemm_macs_per_second = 0;
+
+  // The summary, then the entry matrices and one layer of each storing kind.
+  std::string text(const llm::model_config& m) const;
+  nlohmann::json json(const llm::model_config& m) const;
+};
+
+// Plans the prefill of `m` on `cfg` (its npu.gemm buffers, npu.kv formats,
+// DDR bandwidth and core clock). std::invalid_argument (llm::prefill_plan_error
+// among them) for what the plan refuses.
+prefill_plan_report plan_prefill_on(const config::platform_config& cfg, const llm::model_config& m,
+                                    const llm::prefill_options& o);
+
+}  // namespace pccx::workload

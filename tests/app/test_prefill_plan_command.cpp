@@ -1,0 +1,71 @@
+// `pccx-vp prefill-plan`: the prefill's tiling and bound from the
+// configuration alone. The chunk follows the GEMM's activation buffer (a
+// what-if with --set), the JSON carries every matrix, and a chunk or a
+// prompt the engine or the ring cannot take is an input error with its
+// arithmetic.
+#include "e2e_util.h"
+
+namespace e2e {
+namespace {
+
+using PrefillPlan = E2E;
+
+std::string model(const std::string& name) {
+  return std::string(PCCX_SOURCE_DIR) + "/configs/models/" + name + ".json";
+}
+
+TEST_F(PrefillPlan, TheChunkFollowsTheActivationBuffer) {
+  const auto r = vp({"prefill-plan", "--model", model("gemma3n-e4b"), "--prompt-tokens", "1024",
+                     "--json", "p.json"});
+  ASSERT_EQ(r.exit_code, 0) << describe(r);
+  EXPECT_TRUE(contains(r.out, "chunk: 191 rows of at most 191")) << r.out;
+  EXPECT_TRUE(contains(r.out, "6 chunks: every matrix's weights are streamed 6 times")) << r.out;
+  EXPECT_TRUE(contains(r.out, "GEMM instructions: 464 a chunk, 2,784 in all")) << r.out;
+  EXPECT_TRUE(contains(r.out, "compute-bound")) << r.out;
+  const json j = json::parse(read_file(path("p.json")));
+  EXPECT_EQ(j["chunk"], 191);
+  EXPECT_EQ(j["chunks"], 6);
+  // 4 entry matrices, 20 storing layers of 12, 15 sharing layers of 10.
+  EXPECT_EQ(j["matrices"].size(), 4u + 20 * 12 + 15 * 10);
+  for (const auto& mtx : j["matrices"]) {
+    if (mtx["name"] == "ffn_down") {
+      EXPECT_EQ(mtx["k_parts"], 3);
+    }
+  }
+  // Half the buffer: 524,288 / 5,472 = 95 rows, 11 chunks, 11 weight passes.
+  const auto half = vp({"prefill-plan", "--model", model("gemma3n-e4b"), "--prompt-tokens", "1024",
+                        "--set", "npu.gemm.act_buffer_bytes=524288", "--json", "h.json"});
+  ASSERT_EQ(half.exit_code, 0) << describe(half);
+  const json h = json::parse(read_file(path("h.json")));
+  EXPECT_EQ(h["chunk"], 95);
+  EXPECT_EQ(h["chunks"], 11);
+  EXPECT_GT(h["bytes"]["weights"].get<double>(), 1.8 * j["bytes"]["weights"].get<double>());
+}
+
+TEST_F(PrefillPlan, RefusalsCarryTheirArithmetic) {
+  const auto chunk = vp({"prefill-plan", "--model", model("gemma3n-e4b"), "--prompt-tokens", "1024",
+                         "--chunk", "256"});
+  EXPECT_EQ(chunk.exit_code, 2) << describe(chunk);
+  EXPECT_TRUE(contains(chunk.err,
+                       "256 x 5,472 = 1,400,832 INT8 activations exceed "
+                       "npu.gemm.act_buffer_bytes (1,048,576): at most 191 rows"))
+      << chunk.err;
+  const auto ring = vp({"prefill-plan", "--model", model("gemma3n-e4b"), "--prompt-tokens", "8192",
+                        "--tokens", "16", "--ring-cap", "4096"});
+  EXPECT_EQ(ring.exit_code, 2) << describe(ring);
+  EXPECT_TRUE(contains(ring.err, "8,208 records per KV stream, above the ring cap of 4,096"))
+      << ring.err;
+  const auto evicting =
+      vp({"prefill-plan", "--model", model("gemma3n-e4b"), "--prompt-tokens", "8192", "--tokens",
+          "16", "--ring-cap", "4096", "--sinks", "4", "--evict", "--validate-only"});
+  EXPECT_EQ(evicting.exit_code, 0) << describe(evicting);
+  const auto no_prompt = vp({"prefill-plan", "--model", model("gemma3n-e4b")});
+  EXPECT_EQ(no_prompt.exit_code, 2) << describe(no_prompt);
+  EXPECT_TRUE(contains(no_prompt.err, "prefill-plan needs --prompt-tokens P")) << no_prompt.err;
+  const auto elsewhere = vp({"decode", "--model", model("tiny"), "--chunk", "4"});
+  EXPECT_EQ(elsewhere.exit_code, 2) << describe(elsewhere);
+  EXPECT_TRUE(contains(elsewhere.err, "are for prefill-plan")) << elsewhere.err;
+}
+
+}  // namespace
+}  // namespace e2e
