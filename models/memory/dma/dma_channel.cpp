@@ -188,9 +188,14 @@ void dma_channel::move(const descriptor& d) {
   // block, gives the times the blocks would have had on their own. Learnt
   // from the descriptor's previous transaction (the first goes alone).
   bool gapless = false;
-  for (uint32_t r = 0; r < d.rows; ++r) {
+  // Rows that follow each other in DDR (stride = bytes) are one run, cut
+  // into blocks like a plain descriptor; other rows are a run each.
+  const bool joined = d.rows > 1 && d.stride == d.bytes;
+  const uint32_t runs = joined ? 1 : d.rows;
+  const uint64_t run_bytes = joined ? d.total() : d.bytes;
+  for (uint32_t r = 0; r < runs; ++r) {
     uint64_t addr = d.addr + uint64_t{r} * d.stride;
-    uint64_t left = d.bytes;
+    uint64_t left = run_bytes;
     while (left > 0) {
       // Blocks this transaction carries: one, or when reading into the FIFO up
       // to coalesce_blocks that the FIFO has room for now.
@@ -284,7 +289,7 @@ void dma_channel::move(const descriptor& d) {
       left -= n;
       if (qk_.need_sync()) qk_.sync();
     }
-    moved_rows += d.bytes;
+    moved_rows += run_bytes;
   }
 
   // Busy time is the union of the descriptors' [start, last completion].
