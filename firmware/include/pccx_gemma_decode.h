@@ -59,7 +59,7 @@ typedef struct {
   uint32_t k_record_bytes;
   uint32_t v_record_bytes;
   uint32_t sinks;
-  uint32_t reserved; /* 0 */
+  uint32_t window; /* non-sink tokens kept valid, 0 = the cap (pccx_kv_set_window) */
 } gd_block_ring;
 
 /* Vector order inside a layer record. */
@@ -172,7 +172,7 @@ GD_STATIC_ASSERT(offsetof(gd_block_ring, max_tokens) == 20u, "gd_block_ring.max_
 GD_STATIC_ASSERT(offsetof(gd_block_ring, k_record_bytes) == 24u, "gd_block_ring.k_record_bytes");
 GD_STATIC_ASSERT(offsetof(gd_block_ring, v_record_bytes) == 28u, "gd_block_ring.v_record_bytes");
 GD_STATIC_ASSERT(offsetof(gd_block_ring, sinks) == 32u, "gd_block_ring.sinks");
-GD_STATIC_ASSERT(offsetof(gd_block_ring, reserved) == 36u, "gd_block_ring.reserved");
+GD_STATIC_ASSERT(offsetof(gd_block_ring, window) == 36u, "gd_block_ring.window");
 GD_STATIC_ASSERT(sizeof(gd_block_ring) == 40u, "gd_block_ring size");
 
 GD_STATIC_ASSERT(offsetof(gd_block_layer, ffn) == 0u, "gd_block_layer.ffn");

@@ -283,6 +283,7 @@ void put_addresses(gd_block_header& h, const llm::model_config& m, const llm::dd
     // Sinks on the rings that hold the whole history; a sliding-window
     // ring keeps only the newest tokens, as the model defines it.
     ring.sinks = g.name == "kv.local" ? 0 : o.sinks;
+    ring.window = g.window;
   }
 }
 
@@ -461,7 +462,7 @@ decode_plan plan_decode(const config::platform_config& base, const llm::model_co
   if (o.ring_cap == 0) o.ring_cap = o.context + o.tokens;
   config::platform_config cfg = base;
   cfg.npu.kv.head_dim = m.attention.head_dim;
-  llm::ddr_plan plan = llm::plan_ddr(m, cfg, o.ring_cap);
+  llm::ddr_plan plan = llm::plan_ddr(m, cfg, o.ring_cap, o.window_extra);
   const llm::kv_formats kvf{config::to_kv_format(cfg.npu.kv.key, m.attention.head_dim),
                             config::to_kv_format(cfg.npu.kv.value, m.attention.head_dim)};
   return {o, cfg, std::move(plan), kvf};
@@ -629,6 +630,7 @@ void compare_with_reference(decode_report& rep, const llm::model_config& m, cons
     ro.context = o.context;
     ro.ring_cap = o.ring_cap;
     ro.sinks = o.sinks;
+    ro.window_extra = o.window_extra;
     ro.kv_codec = exact == 0;
     ro.formats = p.kvf;
     llm::reference_decoder ref(*in.image, in.history->history(), ro);
@@ -779,7 +781,8 @@ std::string decode_report::text() const {
       << " ms/token, " << 1e9 / mean << " tokens/s\n";
   for (size_t t = 0; t < cpu_instructions.size(); ++t)
     s << "  token " << t << " firmware CPU (AArch64 ELF): " << cpu_instructions[t]
-      << " instructions, " << std::setprecision(1) << cpu_busy_ns[t] / 1e3 << " us at the A53 clock\n";
+      << " instructions, " << std::setprecision(1) << cpu_busy_ns[t] / 1e3
+      << " us at the A53 clock\n";
   s << std::setprecision(2) << "  GEMV MAC utilisation " << 100 * gemv_utilisation << " %, NPU "
     << 100 * npu_utilisation << " %\n";
   for (const auto& [e, v] : engines)

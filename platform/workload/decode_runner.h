@@ -24,6 +24,10 @@ struct decode_options {
   uint32_t tokens = 4;      // N: tokens decoded
   uint32_t ring_cap = 0;    // max_tokens of the rings; 0 = L + N
   uint32_t sinks = 0;       // first tokens every full-history ring keeps (sink + window)
+  // Records a sliding-window ring holds beyond the window (llm::ring_of):
+  // what a prefill of chunks of C rows needs (C - 1); the decode still
+  // attends the window.
+  uint32_t window_extra = 0;
   uint32_t lm_tile = 2048;  // LM-head rows per GEMV (<= 2048; rounded down to whole words and F)
   std::vector<uint32_t> token_ids;  // the N tokens decoded; empty = default_token_ids
   bool per_layer = false;           // time and instructions per part (entry, layers, exit)
@@ -85,9 +89,9 @@ struct decode_report {
   // the decode classes moved; empty with the fixed DDR model.
   std::map<std::string, double> dram_mj_per_token;
   double dram_pj_per_bit = 0;
-  std::vector<llm::roofline> bound;                   // per token (context L + 1 + t)
-  double bound_ratio = 0;                             // mean latency / mean bound
-  std::vector<part_time> parts;                       // with decode_options::per_layer
+  std::vector<llm::roofline> bound;  // per token (context L + 1 + t)
+  double bound_ratio = 0;            // mean latency / mean bound
+  std::vector<part_time> parts;      // with decode_options::per_layer
   // With reference_seed, per token: cosine of the platform's logits to the
   // reference's through the platform's KV formats, and to the exact one.
   std::vector<double> reference_cosine, reference_cosine_exact;

@@ -39,11 +39,13 @@ kv_history::kv_history(const llm::model_config& m, const llm::ddr_plan& plan,
                                   formats.key.name() + " / " + formats.value.name() + " need " +
                                   std::to_string(formats.key.record_bytes()) + " + " +
                                   std::to_string(formats.value.record_bytes()));
-    const llm::ring_view r = llm::ring_of(m, grp.layers.front(), plan.max_tokens, sinks);
-    if (r.cap != grp.max_tokens)
-      throw std::invalid_argument("kv_history: ring " + grp.name + " has " +
-                                  std::to_string(grp.max_tokens) + " records, the model's rule " +
-                                  std::to_string(r.cap));
+    const llm::ring_view r =
+        llm::ring_of(m, grp.layers.front(), plan.max_tokens, sinks, plan.window_extra);
+    if (r.cap != grp.max_tokens || r.window != grp.window)
+      throw std::invalid_argument(
+          "kv_history: ring " + grp.name + " has " + std::to_string(grp.max_tokens) +
+          " records (window " + std::to_string(grp.window) + "), the model's rule " +
+          std::to_string(r.cap) + " (window " + std::to_string(r.window) + ")");
     handle(g);  // the driver's checks
   }
 }
@@ -78,7 +80,7 @@ llm::kv_history_fn kv_history::history() const {
 
 uint32_t kv_history::sinks_of(size_t group) const {
   const auto& grp = plan_.kv_rings.at(group);
-  return llm::ring_of(m_, grp.layers.front(), plan_.max_tokens, sinks_).sinks;
+  return llm::ring_of(m_, grp.layers.front(), plan_.max_tokens, sinks_, plan_.window_extra).sinks;
 }
 
 pccx_kv_handle kv_history::handle(size_t group) const {
@@ -88,6 +90,8 @@ pccx_kv_handle kv_history::handle(size_t group) const {
                     grp.v_record_bytes, grp.base, grp.bytes);
   int r = pccx_kv_set_sinks(&h, sinks_of(group));
   if (r != PCCX_KV_OK) throw std::invalid_argument(driver_error(grp.name + " sinks", r));
+  r = pccx_kv_set_window(&h, grp.window);
+  if (r != PCCX_KV_OK) throw std::invalid_argument(driver_error(grp.name + " window", r));
   r = pccx_kv_init(&h, grp.max_tokens);
   if (r != PCCX_KV_OK) throw std::invalid_argument(driver_error(grp.name + " init", r));
   // As the decode program (gemma_decode/block.c): the ring already holds the context.
@@ -97,7 +101,7 @@ pccx_kv_handle kv_history::handle(size_t group) const {
 
 std::vector<uint32_t> kv_history::valid_positions(size_t group, uint32_t n) const {
   const auto& grp = plan_.kv_rings.at(group);
-  return llm::ring_valid_positions(n, {grp.max_tokens, sinks_of(group)});
+  return llm::ring_valid_positions(n, {grp.max_tokens, sinks_of(group), grp.window});
 }
 
 std::vector<llm::blob> kv_history::blobs() const {

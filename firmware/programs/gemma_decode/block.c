@@ -139,7 +139,8 @@ static int read_rings(const gd_block_header* h) {
     pccx_kv_handle* kv = &gd_m.kv[r];
     pccx_kv_configure(kv, g->layers, gd_m.kv_heads, g->k_record_bytes, g->v_record_bytes, g->base,
                       g->bytes);
-    if (pccx_kv_set_sinks(kv, g->sinks) != PCCX_KV_OK || g->reserved != 0u ||
+    if (pccx_kv_set_sinks(kv, g->sinks) != PCCX_KV_OK ||
+        pccx_kv_set_window(kv, g->window) != PCCX_KV_OK ||
         pccx_kv_init(kv, g->max_tokens) != PCCX_KV_OK)
       return gd_fail_msg("KV ring configuration refused", GD_EXIT_KV);
     /* The ring already holds the context: the write position is advanced

@@ -70,17 +70,17 @@ void add_matrix(ddr_plan& p, layout& lay, const model_config& m, const matrix_sh
 
 // Storing layers grouped by ring cap, in order of their first layer.
 std::vector<kv_ring_group> ring_groups(const model_config& m, const kv_formats& kv,
-                                       uint32_t max_tokens) {
+                                       uint32_t max_tokens, uint32_t window_extra) {
   std::vector<kv_ring_group> groups;
   for (uint32_t l = 0; l < m.storing_layers(); ++l) {
-    const uint32_t window = m.attention.sliding_window;
-    const uint32_t cap =
-        !m.is_global(l) && window != 0 && window < max_tokens ? window : max_tokens;
-    auto it = std::find_if(groups.begin(), groups.end(),
-                           [&](const kv_ring_group& g) { return g.max_tokens == cap; });
+    const ring_view r = ring_of(m, l, max_tokens, 0, window_extra);
+    auto it = std::find_if(groups.begin(), groups.end(), [&](const kv_ring_group& g) {
+      return g.max_tokens == r.cap && g.window == r.window;
+    });
     if (it == groups.end()) {
       kv_ring_group g;
-      g.max_tokens = cap;
+      g.max_tokens = r.cap;
+      g.window = r.window;
       g.kv_heads = m.attention.kv_heads;
       g.k_record_bytes = kv.key.record_bytes();
       g.v_record_bytes = kv.value.record_bytes();
@@ -218,6 +218,28 @@ uint64_t ddr_plan::category_bytes(const std::string& category) const {
   return total;
 }
 
+ring_view ring_of(const model_config& m, uint32_t layer, uint32_t ring_cap, uint32_t sinks,
+                  uint32_t window_extra) {
+  const uint32_t window = m.attention.sliding_window;
+  if (m.is_global(layer) || window == 0 || window >= ring_cap) return {ring_cap, sinks, 0};
+  const uint32_t cap =
+      static_cast<uint32_t>(std::min<uint64_t>(uint64_t{window} + window_extra, ring_cap));
+  return {cap, 0, cap > window ? window : 0};
+}
+
+std::vector<uint32_t> ring_valid_positions(uint32_t n, const ring_view& r) {
+  if (r.sinks >= r.cap)
+    throw std::invalid_argument("ring of " + std::to_string(r.cap) + " records cannot keep " +
+                                std::to_string(r.sinks) + " sinks (sinks must be below the cap)");
+  std::vector<uint32_t> out;
+  for (uint32_t p = 0; p < std::min(r.sinks, n); ++p) out.push_back(p);
+  uint32_t reach = r.cap - r.sinks;
+  if (r.window != 0) reach = std::min(reach, r.window);
+  const uint32_t first = std::max(r.sinks, n > reach ? n - reach : 0u);
+  for (uint32_t p = first; p < n; ++p) out.push_back(p);
+  return out;
+}
+
 ddr_plan plan_ddr(const model_config& m, const kv_formats& kv, uint32_t max_tokens,
                   uint64_t ddr_base, uint64_t ddr_size, const plan_options& options) {
   const std::string problem = check_kv_formats(m, kv);
@@ -255,7 +277,8 @@ ddr_plan plan_ddr(const model_config& m, const kv_formats& kv, uint32_t max_toke
     at += (kBf16Bytes * v.elements + 15) / 16 * 16;
   }
 
-  p.kv_rings = ring_groups(m, kv, max_tokens);
+  p.window_extra = options.window_extra;
+  p.kv_rings = ring_groups(m, kv, max_tokens, options.window_extra);
   for (auto& g : p.kv_rings) g.base = lay.add(g.name, "kv", g.bytes, ring_formula(g)).base;
 
   const uint64_t scratch = options.activation_scratch_bytes != 0
@@ -280,7 +303,7 @@ ddr_plan plan_ddr(const model_config& m, const kv_formats& kv, uint32_t max_toke
 }
 
 ddr_plan plan_ddr(const model_config& m, const config::platform_config& platform,
-                  uint32_t max_tokens) {
+                  uint32_t max_tokens, uint32_t window_extra) {
   const auto& gemv = platform.npu.gemv;
   if (m.weights.scales && gemv.scale_group != m.weights.scale_group)
     throw std::invalid_argument(
@@ -292,6 +315,7 @@ ddr_plan plan_ddr(const model_config& m, const config::platform_config& platform
   plan_options o;
   o.weight_streams = static_cast<uint32_t>(gemv.weight_fifos.size());
   o.l2_words = platform.npu.l2.words;
+  o.window_extra = window_extra;
   return plan_ddr(m, kv, max_tokens, platform.memory_map.ddr_base, platform.memory_map.ddr_size, o);
 }
 

@@ -38,7 +38,29 @@ struct plan_options {
   uint32_t l2_words = 114688;
   // Named in the failure message (the configuration key of the DDR size).
   std::string ddr_size_key = "memory_map.ddr_size";
+  // Records a sliding-window ring holds beyond its window (ring_of): a
+  // prefill chunk of C rows attends up to C - 1 keys older than the window
+  // of its last row, so its rings hold window + C - 1.
+  uint32_t window_extra = 0;
 };
+
+// A KV ring as the driver keeps it: cap records per stream, the sinks it
+// pins, and the window of non-sink tokens it keeps valid (0: the cap).
+struct ring_view {
+  uint32_t cap = 0;
+  uint32_t sinks = 0;
+  uint32_t window = 0;
+};
+// The ring a storing layer's K/V live in, for rings of `ring_cap` records
+// with `sinks` sinks: a local layer with a sliding window W below ring_cap
+// has a ring of min(W + window_extra, ring_cap) records, no sinks, and the
+// window W when that is more than W; every other layer ring_cap and `sinks`.
+ring_view ring_of(const model_config& m, uint32_t layer, uint32_t ring_cap, uint32_t sinks,
+                  uint32_t window_extra = 0);
+// The driver's valid set after n appended tokens (nothing evicted):
+// [0, min(S, n)) and [max(S, n - R), n) with R = C - S, or min(C - S, W)
+// with a window, ascending.
+std::vector<uint32_t> ring_valid_positions(uint32_t n, const ring_view& r);
 
 // A contiguous run of a matrix's row records: rows f, f + F, f + 2F, ...
 struct weight_part {
@@ -67,6 +89,7 @@ struct kv_ring_group {
   std::string name;              // "kv", or "kv.global" and "kv.local"
   std::vector<uint32_t> layers;  // model layers; ring index = position here
   uint32_t max_tokens = 0;       // records per stream
+  uint32_t window = 0;           // the driver's window (ring_view::window)
   uint32_t kv_heads = 0;
   uint32_t k_record_bytes = 0;
   uint32_t v_record_bytes = 0;
@@ -95,6 +118,7 @@ struct ddr_plan {
   uint64_t alignment = 4096;
   uint32_t weight_streams = 2;
   uint32_t max_tokens = 0;
+  uint32_t window_extra = 0;             // plan_options::window_extra
   uint64_t end = 0;                      // first byte after the last region
   std::vector<region> regions;           // in address order
   std::vector<planned_matrix> matrices;  // decode order (all_matrices)
@@ -128,7 +152,7 @@ ddr_plan plan_ddr(const model_config& m, const kv_formats& kv, uint32_t max_toke
 // The same on a platform: memory_map.ddr_base/ddr_size, npu.kv.key/value,
 // the count of npu.gemv.weight_fifos and npu.l2.words.
 ddr_plan plan_ddr(const model_config& m, const config::platform_config& platform,
-                  uint32_t max_tokens);
+                  uint32_t max_tokens, uint32_t window_extra = 0);
 
 // The largest max_tokens for which plan_ddr succeeds (0 when not even one
 // token fits).

@@ -79,26 +79,6 @@ double cosine_similarity(const std::vector<double>& a, const std::vector<double>
   return aa == 0 || bb == 0 ? 0.0 : ab / std::sqrt(aa * bb);
 }
 
-// ---- attention sets ----
-
-ring_view ring_of(const model_config& m, uint32_t layer, uint32_t ring_cap, uint32_t sinks) {
-  const uint32_t window = m.attention.sliding_window;
-  if (!m.is_global(layer) && window != 0 && window < ring_cap) return {window, 0};
-  return {ring_cap, sinks};
-}
-
-std::vector<uint32_t> ring_valid_positions(uint32_t n, const ring_view& r) {
-  if (r.sinks >= r.cap)
-    throw std::invalid_argument("ring of " + std::to_string(r.cap) + " records cannot keep " +
-                                std::to_string(r.sinks) + " sinks (sinks must be below the cap)");
-  std::vector<uint32_t> out;
-  for (uint32_t p = 0; p < std::min(r.sinks, n); ++p) out.push_back(p);
-  const uint32_t reach = r.cap - r.sinks;
-  const uint32_t first = std::max(r.sinks, n > reach ? n - reach : 0u);
-  for (uint32_t p = first; p < n; ++p) out.push_back(p);
-  return out;
-}
-
 // ---- reference_decoder ----
 
 reference_decoder::reference_decoder(const weight_image& w, kv_history_fn history,
@@ -114,7 +94,7 @@ reference_decoder::reference_decoder(const weight_image& w, kv_history_fn histor
     throw std::invalid_argument("reference_decoder: a context of " + std::to_string(o.context) +
                                 " tokens needs a KV history");
   for (uint32_t l = 0; l < m_.storing_layers(); ++l) {
-    const ring_view r = ring_of(m_, l, ring_cap_, o.sinks);
+    const ring_view r = ring_of(m_, l, ring_cap_, o.sinks, o.window_extra);
     if (r.sinks >= r.cap)
       throw std::invalid_argument("reference_decoder: " + std::to_string(r.sinks) +
                                   " sinks do not fit a ring of " + std::to_string(r.cap) +
@@ -308,7 +288,8 @@ std::vector<double> reference_decoder::step(uint32_t token) {
     }
     // 5. Attention over the source ring's valid set after this append.
     const uint32_t source = m_.kv_source(layer);
-    const auto valid = ring_valid_positions(pos + 1, ring_of(m_, source, ring_cap_, o_.sinks));
+    const auto valid =
+        ring_valid_positions(pos + 1, ring_of(m_, source, ring_cap_, o_.sinks, o_.window_extra));
     std::vector<double> o(size_t(at.heads) * d, 0.0);
     for (uint32_t h = 0; h < at.heads; ++h) {
       const uint32_t kvh = h / G;

@@ -40,22 +40,7 @@ void rope(double* x, uint32_t d, double position, double theta);
 // Cosine similarity of two vectors (0 when either is zero).
 double cosine_similarity(const std::vector<double>& a, const std::vector<double>& b);
 
-// ---- the attention sets ----
-
-// A KV ring as the decode sets it up: cap C records per stream, S sinks.
-struct ring_view {
-  uint32_t cap = 0;
-  uint32_t sinks = 0;
-};
-// The ring a storing layer's K/V live in, for rings of `ring_cap` records
-// with `sinks` sinks (ddr_plan's grouping and the decode runner's sinks): a
-// local layer with a sliding window below ring_cap has a ring of
-// sliding_window records and no sinks; every other layer ring_cap and
-// `sinks`.
-ring_view ring_of(const model_config& m, uint32_t layer, uint32_t ring_cap, uint32_t sinks);
-// The driver's valid set after n appended tokens (no window view, nothing
-// evicted): [0, min(S, n)) and [max(S, n - (C - S)), n), ascending.
-std::vector<uint32_t> ring_valid_positions(uint32_t n, const ring_view& r);
+// ---- the attention sets: ring_view, ring_of, ring_valid_positions (ddr_plan.h) ----
 
 // ---- the decoder ----
 
@@ -68,6 +53,7 @@ struct reference_options {
   uint32_t context = 0;   // L: positions 0..L-1 come from the history
   uint32_t ring_cap = 0;  // records per full-history ring; 0 = the weight image plan's max_tokens
   uint32_t sinks = 0;     // sinks of the full-history rings
+  uint32_t window_extra = 0;  // records a sliding-window ring holds beyond its window (ring_of)
   // Every K/V vector through kv::kv_codec encode/decode of these formats
   // (what the platform's cache returns) instead of the exact vectors.
   bool kv_codec = false;

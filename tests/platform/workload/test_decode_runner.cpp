@@ -249,6 +249,7 @@ struct format_case {
   uint32_t ring_cap, sinks;
   double min_codec, min_exact;  // lowest cosine allowed, over the 4 tokens
   bool four_streams = false;    // GEMV weights over HP0..HP3 instead of HP2, HP3
+  uint32_t window_extra = 0;    // sliding-window rings beyond the window (a prefill's)
 };
 
 // Bounds: FP16 and INT8 within 0.99 of the exact model (the stated bound of
@@ -263,6 +264,8 @@ const format_case kCases[] = {
     {"rot3", "rotated", 0, 3, 0, 0, 0.97, 0.75},
     {"fp16_four_weight_streams", "fp16", 0, 3, 0, 0, 0.99, 0.99, true},
     {"rot3_four_weight_streams", "rotated", 0, 3, 0, 0, 0.97, 0.75, true},
+    // Window rings of 8 + 3 records keep a window of 8: the same attention.
+    {"fp16_window_ring_of_11", "fp16", 0, 3, 0, 0, 0.99, 0.99, false, 3},
 };
 
 void PrintTo(const format_case& c, std::ostream* os) {
@@ -288,6 +291,7 @@ TEST_P(DecodeFunctional, LogitsMatchTheHostReference) {
   o.tokens = 4;
   o.ring_cap = c.ring_cap;
   o.sinks = c.sinks;
+  o.window_extra = c.window_extra;
   o.token_ids = {5, 77, 300, 511};
   o.reference_seed = 1;
   const auto rep = workload::run_decode(cfg, m, o);

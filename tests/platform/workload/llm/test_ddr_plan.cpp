@@ -74,6 +74,22 @@ TEST(DdrPlan, ReleasedFp16At32kFits) {
   EXPECT_EQ(kKv260Ddr - used, 537862144u);  // 513 MiB left
 }
 
+// For a prefill of 191-row chunks the local rings hold 512 + 190 records
+// and keep the window of 512: 16 x 2 x 702 x 1,024 bytes.
+TEST(DdrPlan, WindowRingsHoldAPrefillChunkBeyondTheWindow) {
+  const model_config m = llmtest::gemma();
+  plan_options o;
+  o.window_extra = 190;
+  const ddr_plan p = plan_ddr(m, kv_fp16(m), 32768, 0, kKv260Ddr, o);
+  expect_well_formed(p);
+  ASSERT_EQ(p.kv_rings.size(), 2u);
+  EXPECT_EQ(p.kv_rings[0].max_tokens, 702u);
+  EXPECT_EQ(p.kv_rings[0].window, 512u);
+  EXPECT_EQ(p.kv_rings[0].bytes, 16ull * 2 * 702 * 1024);
+  EXPECT_EQ(p.kv_rings[1].max_tokens, 32768u);
+  EXPECT_EQ(p.kv_rings[1].window, 0u);
+}
+
 TEST(DdrPlan, PccxDocFp16At32kDoesNotFit) {
   const model_config m = llmtest::gemma_doc();
   try {

@@ -210,8 +210,8 @@ void check_block(const std::string& name, const std::string& want) {
 }  // namespace
 
 TEST(LlmDocs, EveryNumericKeyHasAReasonedRange) {
-  for (const auto& line : pccx::config::unexplained_ranges(
-           pccx::config::describe_keys_as<model_config>()))
+  for (const auto& line :
+       pccx::config::unexplained_ranges(pccx::config::describe_keys_as<model_config>()))
     ADD_FAILURE() << line;
 }
 

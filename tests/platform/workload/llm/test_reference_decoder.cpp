@@ -127,6 +127,9 @@ TEST(ReferenceAttentionSets, ValidPositionsOfTheRing) {
   EXPECT_EQ(ring_valid_positions(5, {8, 0}), (V{0, 1, 2, 3, 4}));
   EXPECT_EQ(ring_valid_positions(17, {8, 0}), (V{9, 10, 11, 12, 13, 14, 15, 16}));
   EXPECT_EQ(ring_valid_positions(0, {8, 2}), V{});
+  // A ring of 11 records keeping a window of 8 (a prefill's chunks of 4).
+  EXPECT_EQ(ring_valid_positions(17, {11, 0, 8}), (V{9, 10, 11, 12, 13, 14, 15, 16}));
+  EXPECT_EQ(ring_valid_positions(6, {11, 0, 8}), (V{0, 1, 2, 3, 4, 5}));
   EXPECT_THROW(ring_valid_positions(5, {4, 4}), std::invalid_argument);
 
   // Tiny: local layers have a ring of 8 records without sinks while the
@@ -138,6 +141,16 @@ TEST(ReferenceAttentionSets, ValidPositionsOfTheRing) {
   EXPECT_EQ(ring_of(m, 4, 20, 4).sinks, 4u);
   EXPECT_EQ(ring_of(m, 0, 8, 2).cap, 8u);  // window not below the cap: one ring
   EXPECT_EQ(ring_of(m, 0, 8, 2).sinks, 2u);
+  // With 3 records beyond the window (a prefill's chunks of 4): rings of 11
+  // keeping the window of 8, never beyond the ring cap; global rings as before.
+  EXPECT_EQ(ring_of(m, 0, 64, 2).window, 0u);
+  EXPECT_EQ(ring_of(m, 0, 64, 2, 3).cap, 11u);
+  EXPECT_EQ(ring_of(m, 0, 64, 2, 3).window, 8u);
+  EXPECT_EQ(ring_of(m, 0, 64, 2, 3).sinks, 0u);
+  EXPECT_EQ(ring_of(m, 0, 10, 2, 3).cap, 10u);
+  EXPECT_EQ(ring_of(m, 0, 10, 2, 3).window, 8u);
+  EXPECT_EQ(ring_of(m, 4, 64, 2, 3).cap, 64u);
+  EXPECT_EQ(ring_of(m, 4, 64, 2, 3).sinks, 2u);
   // The same caps as the plan's ring groups.
   for (uint32_t cap : {6u, 8u, 20u}) {
     const ddr_plan p = plan_of(m, cap);
