@@ -28,6 +28,8 @@ int run_prefill_plan_command(const config::platform_config& cfg, const cli_optio
     r = workload::plan_prefill_on(cfg, m, prefill_options_of(opts));
   } catch (const std::invalid_argument& e) {
     throw vp::input_error(std::string("prefill-plan: ") + e.what());
+  } catch (const llm::ddr_plan_error& e) {
+    throw vp::input_error(std::string("prefill-plan: ") + e.what());
   }
   std::cout << r.text(m);
   if (!opts.json_file.empty())

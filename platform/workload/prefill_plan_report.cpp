@@ -44,6 +44,9 @@ prefill_plan_report plan_prefill_on(const config::platform_config& cfg, const ll
   if (!problem.empty()) throw std::invalid_argument(problem);
   prefill_plan_report r;
   r.plan = llm::plan_prefill(m, kvf, o, cfg.npu.gemm);
+  // A chunk's rows attend up to chunk - 1 keys older than its last row's
+  // window, so the window rings hold them too.
+  r.ddr = llm::plan_ddr(m, cfg, r.plan.ring_cap, r.plan.chunk - 1);
   r.ddr_bytes_per_second = mem::derive_capacity(cfg.ddr).effective_bytes_per_s;
   r.gemm_macs_per_second = llm::gemm_peak_macs_per_second(cfg.clocks.core_mhz * 1e6);
   llm::roofline_inputs in;
@@ -64,8 +67,16 @@ std::string prefill_plan_report::text(const llm::model_config& m) const {
     << " chunks: every matrix's weights are streamed " << grouped(p.chunks) << " times\n";
   s << "  GEMM instructions: " << grouped(p.gemm_instructions) << " a chunk, "
     << grouped(p.gemm_instructions * p.chunks) << " in all\n";
-  s << "  KV ring: " << grouped(p.ring_cap) << " records a stream, " << p.options.sinks << " sinks"
-    << (p.options.evict ? ", eviction allowed" : "") << "\n";
+  s << "  KV rings:";
+  for (const auto& g : ddr.kv_rings) {
+    s << " " << g.name << " " << grouped(g.max_tokens) << " records";
+    if (g.window != 0)
+      s << " (window " << grouped(g.window) << " + " << grouped(p.chunk - 1) << ")";
+    s << ",";
+  }
+  s << " " << p.options.sinks << " sinks" << (p.options.evict ? ", eviction allowed" : "")
+    << "; DDR " << fixed((ddr.end - ddr.ddr_base) / 1e6, 1) << " of "
+    << fixed(ddr.ddr_size / 1e6, 1) << " MB used\n";
   s << "  DDR: weights " << fixed(p.weight_bytes / 1e6, 1) << " MB, KV read "
     << fixed(p.kv_read_bytes / 1e6, 1) << " MB, KV write " << fixed(p.kv_write_bytes / 1e6, 1)
     << " MB\n";
@@ -106,6 +117,11 @@ nlohmann::json prefill_plan_report::json(const llm::model_config& m) const {
   j["ring_cap"] = p.ring_cap;
   j["sinks"] = p.options.sinks;
   j["evict"] = p.options.evict;
+  nlohmann::json rings = nlohmann::json::array();
+  for (const auto& g : ddr.kv_rings)
+    rings.push_back({{"name", g.name}, {"records", g.max_tokens}, {"window", g.window}});
+  j["kv_rings"] = std::move(rings);
+  j["ddr_bytes_used"] = ddr.end - ddr.ddr_base;
   j["gemm_instructions_per_chunk"] = p.gemm_instructions;
   j["bytes"] = {
       {"weights", p.weight_bytes}, {"kv_read", p.kv_read_bytes}, {"kv_write", p.kv_write_bytes}};

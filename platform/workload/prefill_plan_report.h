@@ -9,6 +9,7 @@
 #include <string>
 
 #include "platform/config/platform_config.h"
+#include "platform/workload/llm/ddr_plan.h"
 #include "platform/workload/llm/model_config.h"
 #include "platform/workload/llm/prefill_plan.h"
 #include "platform/workload/llm/roofline.h"
@@ -17,6 +18,7 @@ namespace pccx::workload {
 
 struct prefill_plan_report {
   llm::prefill_plan plan;
+  llm::ddr_plan ddr;  // the model with the prefill's rings (window rings + chunk - 1)
   llm::roofline bound;
   double ddr_bytes_per_second = 0;
   double gemm_macs_per_second = 0;
@@ -27,8 +29,10 @@ struct prefill_plan_report {
 };
 
 // Plans the prefill of `m` on `cfg` (its npu.gemm buffers, npu.kv formats,
-// DDR bandwidth and core clock). std::invalid_argument (llm::prefill_plan_error
-// among them) for what the plan refuses.
+// DDR bandwidth and core clock) and lays the model out in DDR with the
+// rings the prefill needs. std::invalid_argument (llm::prefill_plan_error
+// among them) for what the plan refuses; llm::ddr_plan_error when the
+// model and its rings do not fit.
 prefill_plan_report plan_prefill_on(const config::platform_config& cfg, const llm::model_config& m,
                                     const llm::prefill_options& o);
 

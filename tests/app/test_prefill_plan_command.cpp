@@ -22,6 +22,9 @@ TEST_F(PrefillPlan, TheChunkFollowsTheActivationBuffer) {
   EXPECT_TRUE(contains(r.out, "6 chunks: every matrix's weights are streamed 6 times")) << r.out;
   EXPECT_TRUE(contains(r.out, "GEMM instructions: 464 a chunk, 2,784 in all")) << r.out;
   EXPECT_TRUE(contains(r.out, "compute-bound")) << r.out;
+  // The local rings hold the window and a chunk's 190 older keys.
+  EXPECT_TRUE(contains(r.out, "kv.local 702 records (window 512 + 190), kv.global 1,024 records"))
+      << r.out;
   const json j = json::parse(read_file(path("p.json")));
   EXPECT_EQ(j["chunk"], 191);
   EXPECT_EQ(j["chunks"], 6);
@@ -59,6 +62,11 @@ TEST_F(PrefillPlan, RefusalsCarryTheirArithmetic) {
       vp({"prefill-plan", "--model", model("gemma3n-e4b"), "--prompt-tokens", "8192", "--tokens",
           "16", "--ring-cap", "4096", "--sinks", "4", "--evict", "--validate-only"});
   EXPECT_EQ(evicting.exit_code, 0) << describe(evicting);
+  // The pccx model's 20 full-history rings at 32K do not fit the 4 GiB.
+  const auto big =
+      vp({"prefill-plan", "--model", model("gemma3n-e4b-pccx-doc"), "--prompt-tokens", "32768"});
+  EXPECT_EQ(big.exit_code, 2) << describe(big);
+  EXPECT_TRUE(contains(big.err, "does not fit in DDR with max_tokens 32,768")) << big.err;
   const auto no_prompt = vp({"prefill-plan", "--model", model("gemma3n-e4b")});
   EXPECT_EQ(no_prompt.exit_code, 2) << describe(no_prompt);
   EXPECT_TRUE(contains(no_prompt.err, "prefill-plan needs --prompt-tokens P")) << no_prompt.err;
