@@ -66,8 +66,9 @@ gemm_unit::gemm_unit(sc_core::sc_module_name name, const gemm_unit_params& param
   matmul::check_unit_params(n, params_.core_period, fifos_);
   if (params_.rows == 0 || params_.cols == 0 || params_.macs_per_pe == 0)
     throw std::invalid_argument(n + ": rows, cols and macs_per_pe must be at least 1");
-  if ((params_.cols * params_.macs_per_pe) % 4 != 0)
-    throw std::invalid_argument(n + ": cols * macs_per_pe must be a multiple of 4");
+  if (params_.rows != kGemmTileK || params_.cols * params_.macs_per_pe != kGemmTileN)
+    throw std::invalid_argument(n + ": the weight stream is defined for the RTL's 32 x 64 tile "
+                                    "(models/npu/units/gemm_stream.h)");
   if (params_.section.drain_limit == 0)
     throw std::invalid_argument(n + ": drain_limit must be at least 1");
   if (fifos_.size() != kFifos)
