@@ -154,6 +154,8 @@ typedef struct {
    * channel n mod F). */
   uint8_t weight_channels[GD_MAX_WEIGHT_STREAMS];
   uint32_t l2_words; /* the NPU's L2 (0: GD_L2_WORDS_DEFAULT) */
+  uint32_t prompt;   /* P: prompt tokens prefilled before the N decoded (ids 0..P-1) */
+  uint32_t chunk;    /* prompt rows per chunk */
 } gd_block_header;
 
 GD_STATIC_ASSERT(sizeof(float) == 4u, "f32 fields are IEEE single");
@@ -238,12 +240,14 @@ GD_STATIC_ASSERT(offsetof(gd_block_header, weight_streams) == 404u,
 GD_STATIC_ASSERT(offsetof(gd_block_header, weight_channels) == 408u,
                  "gd_block_header.weight_channels");
 GD_STATIC_ASSERT(offsetof(gd_block_header, l2_words) == 412u, "gd_block_header.l2_words");
-GD_STATIC_ASSERT(sizeof(gd_block_header) == 416u, "gd_block_header size");
+GD_STATIC_ASSERT(offsetof(gd_block_header, prompt) == 416u, "gd_block_header.prompt");
+GD_STATIC_ASSERT(offsetof(gd_block_header, chunk) == 420u, "gd_block_header.chunk");
+GD_STATIC_ASSERT(sizeof(gd_block_header) == 424u, "gd_block_header size");
 
 /* The largest block (the built-in entry's buffer). */
 #define GD_MAX_BLOCK                                                                \
   (sizeof(gd_block_header) + 2u * (GD_MAX_STREAMS - 1u) * sizeof(gd_block_matrix) + \
-   GD_MAX_LAYERS * sizeof(gd_block_layer) + sizeof(uint32_t) * GD_MAX_TOKENS +      \
+   GD_MAX_LAYERS * sizeof(gd_block_layer) + sizeof(uint32_t) * 2u * GD_MAX_TOKENS + \
    sizeof(float) * GD_MAX_HEAD_DIM)
 
 /* Flags (gd_block_header.flags). */

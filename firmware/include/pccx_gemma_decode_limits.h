@@ -14,9 +14,9 @@
 extern "C" {
 #endif
 
-#define GD_SHAPE_MAX 65535u       /* a MEMSET shape extent is 16 bits */
-#define GD_ROPE_TABLE_MAX 8192u   /* heads x head_dim of one RoPE table */
-#define GD_ROW_BYTES 140000u      /* the CPU's row buffer: the largest embedding or PLE row */
+#define GD_SHAPE_MAX 65535u     /* a MEMSET shape extent is 16 bits */
+#define GD_ROPE_TABLE_MAX 8192u /* heads x head_dim of one RoPE table */
+#define GD_ROW_BYTES 140000u    /* the CPU's row buffer: the largest embedding or PLE row */
 
 /* The first header field outside the program's limits: `field` names it
  * (NULL: none), `rule` says the limit. */
@@ -47,6 +47,8 @@ static inline gd_limit_problem gd_header_limits(const gd_block_header* h) {
     return gd_limit("lm_tile", "a positive multiple of 8, at most 2,048");
   if (h->rings == 0u || h->rings > GD_MAX_RINGS) return gd_limit("rings", "1 or 2");
   if (h->tokens > GD_MAX_TOKENS) return gd_limit("tokens", "at most 4,096");
+  if (h->prompt > GD_MAX_TOKENS) return gd_limit("prompt tokens", "at most 4,096");
+  if (h->prompt != 0u && h->chunk == 0u) return gd_limit("chunk", "at least 1 with a prompt");
   if (h->vocab == 0u || h->vocab % 8u != 0u)
     return gd_limit("vocab", "a positive multiple of 8 (the logits leave in 16-byte DMA beats)");
   if (h->weight_streams == 0u || h->weight_streams > GD_MAX_WEIGHT_STREAMS)

@@ -184,8 +184,9 @@ cli_options parse_cli(int argc, char** argv) {
       {"disasm", "pccx-vp disasm FILE.memh [--config FILE] [--set KEY=VALUE]\n"},
       {"kv-accuracy", "pccx-vp kv-accuracy [--out DIR] [--tokens N] [--heads N] [--seed S]\n"},
       {"decode",
-       "pccx-vp decode --model FILE [--context L] [--tokens N] [--ring-cap C]\n"
-       "               [--sinks S] [--per-layer] [--json FILE] [--reference SEED]\n"},
+       "pccx-vp decode --model FILE [--context L] [--prompt-tokens P] [--tokens N]\n"
+       "               [--ring-cap C] [--sinks S] [--per-layer] [--json FILE] [--reference "
+       "SEED]\n"},
       {"decode-table",
        "pccx-vp decode-table --sweep FILE --out DIR [--jobs J] [--keep-outputs] [--resume]\n"
        "               [--config FILE] [--set KEY=VALUE]\n"},
@@ -212,8 +213,9 @@ cli_options parse_cli(int argc, char** argv) {
       h << "usage: pccx-vp [run] [options]\n"
            "       pccx-vp disasm FILE.memh [--config FILE] [--set KEY=VALUE]\n"
            "       pccx-vp kv-accuracy [--out DIR] [--tokens N] [--heads N] [--seed S]\n"
-           "       pccx-vp decode --model FILE [--context L] [--tokens N] [--ring-cap C]\n"
-           "                      [--sinks S] [--per-layer] [--json FILE] [--reference SEED]\n"
+           "       pccx-vp decode --model FILE [--context L] [--prompt-tokens P] [--tokens N]\n"
+           "                      [--ring-cap C] [--sinks S] [--per-layer] [--json FILE] "
+           "[--reference SEED]\n"
            "       pccx-vp decode-table --sweep FILE --out DIR [--jobs J] [--keep-outputs] "
            "[--resume]\n"
            "                      [--config FILE] [--set KEY=VALUE]\n"
@@ -389,9 +391,13 @@ cli_options parse_cli(int argc, char** argv) {
     o.decode_tokens = vm.count("tokens") ? o.kv_tokens : 4;
     if (o.decode_tokens == 0) throw cli_error("--tokens must be at least 1");
   }
-  if ((vm.count("prompt-tokens") || vm.count("chunk") || o.evict) &&
-      o.cmd != cli_options::command::prefill_plan)
-    throw cli_error("--prompt-tokens, --chunk and --evict are for prefill-plan");
+  if (vm.count("prompt-tokens") && o.cmd != cli_options::command::prefill_plan &&
+      o.cmd != cli_options::command::decode)
+    throw cli_error("--prompt-tokens is for decode and prefill-plan");
+  if (vm.count("chunk") && o.cmd != cli_options::command::prefill_plan)
+    throw cli_error("--chunk is for prefill-plan");
+  if (o.evict && o.cmd != cli_options::command::prefill_plan)
+    throw cli_error("--evict is for prefill-plan");
   if (o.cmd == cli_options::command::prefill_plan) {
     if (o.model.empty()) throw cli_error("prefill-plan needs --model FILE");
     if (o.prompt_tokens == 0) throw cli_error("prefill-plan needs --prompt-tokens P (at least 1)");

@@ -75,6 +75,11 @@ nlohmann::json to_json(const decode_report& r) {
   j["parts"] = nlohmann::json::array();
   for (const auto& p : r.parts)
     j["parts"].push_back({{"name", p.name}, {"instructions", p.instructions}, {"ns", p.ns}});
+  if (r.ttft_ns > 0) j["ttft_ns"] = r.ttft_ns;
+  if (r.prompt_cosine != 0) {
+    j["prompt_cosine"] = r.prompt_cosine;
+    j["prompt_cosine_exact"] = r.prompt_cosine_exact;
+  }
   j["reference_cosine"] = r.reference_cosine;
   j["reference_cosine_exact"] = r.reference_cosine_exact;
   j["run"] = run_json(r.run);

@@ -193,6 +193,12 @@ struct block_layout {
   size_t altup = 0, layers = 0, tokens = 0, rope = 0, bytes = 0;
 };
 
+// Logits buffers: the prompt's last token's (with a prompt), then one per
+// decoded token.
+uint32_t logit_slots(const decode_options& o) {
+  return (o.prompt_tokens != 0 ? 1u : 0u) + o.tokens;
+}
+
 block_layout layout_of(const llm::model_config& m, uint32_t tokens) {
   block_layout l;
   l.altup = sizeof(gd_block_header);
@@ -219,10 +225,17 @@ std::vector<uint32_t> decodable_ids(const llm::model_config& m, const llm::ddr_p
   if (m.altup.streams > GD_MAX_STREAMS)
     throw std::invalid_argument("altup.streams: the decode program takes at most " +
                                 std::to_string(GD_MAX_STREAMS));
-  std::vector<uint32_t> ids = o.token_ids.empty() ? default_token_ids(m, o.tokens) : o.token_ids;
-  if (ids.size() != o.tokens)
+  const uint32_t n = o.prompt_tokens + o.tokens;
+  if (o.prompt_tokens != 0 && o.per_layer)
+    throw std::invalid_argument(
+        "per_layer times the parts of the decoded tokens: run it without a prompt");
+  if (o.prompt_tokens != 0 && o.chunk != 1)
+    throw std::invalid_argument("chunk " + std::to_string(o.chunk) +
+                                ": the program runs the prompt one row at a time (chunk 1)");
+  std::vector<uint32_t> ids = o.token_ids.empty() ? default_token_ids(m, n) : o.token_ids;
+  if (ids.size() != n)
     throw std::invalid_argument("token_ids: " + std::to_string(ids.size()) + " ids for " +
-                                std::to_string(o.tokens) + " tokens");
+                                std::to_string(n) + " tokens");
   for (uint32_t id : ids)
     if (id >= m.vocab)
       throw std::invalid_argument("token id " + std::to_string(id) + " >= vocab " +
@@ -242,6 +255,8 @@ void put_dimensions(gd_block_header& h, const llm::model_config& m, const llm::d
   h.head_dim = m.attention.head_dim;
   h.vocab = m.vocab;
   h.tokens = o.tokens;
+  h.prompt = o.prompt_tokens;
+  h.chunk = o.prompt_tokens != 0 ? o.chunk : 0;
   h.context = o.context;
   // LM-head tiles: whole words, and a multiple of F so every tile starts
   // on the first weight stream.
@@ -427,7 +442,7 @@ std::vector<uint8_t> decode_param_block(const llm::model_config& m, const llm::d
                                         const decode_options& o, const block_addresses& at,
                                         const llm::kv_formats& kvf) {
   const std::vector<uint32_t> ids = decodable_ids(m, plan, o);
-  const block_layout l = layout_of(m, o.tokens);
+  const block_layout l = layout_of(m, o.prompt_tokens + o.tokens);
   gd_block_header h{};
   put_dimensions(h, m, plan, o, kvf, l);
   put_addresses(h, m, plan, o, at);
@@ -459,7 +474,7 @@ struct decode_plan {
 decode_plan plan_decode(const config::platform_config& base, const llm::model_config& m,
                         const decode_options& opt) {
   decode_options o = opt;
-  if (o.ring_cap == 0) o.ring_cap = o.context + o.tokens;
+  if (o.ring_cap == 0) o.ring_cap = o.context + o.prompt_tokens + o.tokens;
   config::platform_config cfg = base;
   cfg.npu.kv.head_dim = m.attention.head_dim;
   llm::ddr_plan plan = llm::plan_ddr(m, cfg, o.ring_cap, o.window_extra);
@@ -513,14 +528,16 @@ block_addresses place_in_scratch(const llm::model_config& m, const decode_plan& 
   check_block_limits(first_block);
   check_l2_fit(first_block, p.cfg.npu.l2.words);
   const uint64_t block_bytes = first_block.size();
-  uint64_t next = (act.base + block_bytes + 4095) & ~uint64_t{4095};
+  // The block gets the room of the largest one the program takes, so a
+  // block that grows (more tokens, a longer header) moves nothing after it.
+  uint64_t next = (act.base + GD_MAX_BLOCK + 4095) & ~uint64_t{4095};
   at.scratch = next;
   next += GD_SCRATCH_BYTES;
   if (p.kvf.key.kind == kv::kv_kind::rotated || p.kvf.value.kind == kv::kv_kind::rotated)
     at.rotation = rotation_matrix(m, p.plan.weight_streams, next);
   const uint64_t logit_bytes = (2ull * m.vocab + 63) & ~uint64_t{63};
   at.logits = (next + 63) & ~uint64_t{63};
-  if (at.logits + p.o.tokens * logit_bytes <= act.base + act.bytes)
+  if (at.logits + logit_slots(p.o) * logit_bytes <= act.base + act.bytes)
     at.logits_stride = static_cast<uint32_t>(logit_bytes);
   else if (at.logits + logit_bytes > act.base + act.bytes)
     throw scratch_too_small(m, p, at, act, block_bytes, logit_bytes);
@@ -550,12 +567,12 @@ reference_inputs stage_reference(const llm::model_config& m, const decode_plan& 
   for (auto& b : in.history->blobs()) g_blobs.push_back(std::move(b));
   if (!at.rotation.parts.empty())
     for (auto& b : rotation_blobs(m, at.rotation)) g_blobs.push_back(std::move(b));
-  if (at.logits_stride == 0 && o.tokens > 1)
+  if (at.logits_stride == 0 && logit_slots(o) > 1)
     throw std::invalid_argument(
-        "the reference check needs every token's logits: " + std::to_string(o.tokens) +
+        "the reference check needs every token's logits: " + std::to_string(logit_slots(o)) +
         " x 2 x vocab bytes do not fit the "
         "activation scratch");
-  g_logits = {at.logits, at.logits_stride, m.vocab, o.tokens, {}};
+  g_logits = {at.logits, at.logits_stride, m.vocab, logit_slots(o), {}};
   return in;
 }
 
@@ -588,6 +605,16 @@ vp::run_result simulate(const config::platform_config& cfg, const decode_options
       });
   };
   return vp::run_simulation(cfg, fw, nullptr, setup);
+}
+
+// From marker `a` to marker `b` (0 when either is missing).
+double marker_span_ns(const vp::run_result& r, const std::string& a, const std::string& b) {
+  double t0 = -1, t1 = -1;
+  for (size_t i = 0; i < r.markers.size(); ++i) {
+    if (r.markers[i] == a) t0 = r.marker_times_ns[i];
+    if (r.markers[i] == b) t1 = r.marker_times_ns[i];
+  }
+  return t0 >= 0 && t1 >= t0 ? t1 - t0 : 0;
 }
 
 // Per token: the markers "decode: token t" and "decode: token t end", and
@@ -634,12 +661,23 @@ void compare_with_reference(decode_report& rep, const llm::model_config& m, cons
     ro.kv_codec = exact == 0;
     ro.formats = p.kvf;
     llm::reference_decoder ref(*in.image, in.history->history(), ro);
-    for (uint32_t t = 0; t < o.tokens; ++t) {
-      const std::vector<double> want = ref.step(ids[t]);
+    auto platform_logits = [&](uint32_t slot) {
       std::vector<double> got(m.vocab);
-      for (uint32_t v = 0; v < m.vocab; ++v) got[v] = npu::bf16::to_float(g_logits.bf16.at(t)[v]);
+      for (uint32_t v = 0; v < m.vocab; ++v)
+        got[v] = npu::bf16::to_float(g_logits.bf16.at(slot)[v]);
+      return got;
+    };
+    const uint32_t first = o.prompt_tokens != 0 ? 1u : 0u;
+    for (uint32_t t = 0; t < o.prompt_tokens; ++t) {
+      const std::vector<double> want = ref.step(ids[t]);
+      if (t + 1 == o.prompt_tokens)
+        (exact ? rep.prompt_cosine_exact : rep.prompt_cosine) =
+            llm::cosine_similarity(platform_logits(0), want);
+    }
+    for (uint32_t t = 0; t < o.tokens; ++t) {
+      const std::vector<double> want = ref.step(ids[o.prompt_tokens + t]);
       (exact ? rep.reference_cosine_exact : rep.reference_cosine)
-          .push_back(llm::cosine_similarity(got, want));
+          .push_back(llm::cosine_similarity(platform_logits(first + t), want));
     }
   }
 }
@@ -679,12 +717,16 @@ void collect_engines(decode_report& rep, const config::platform_config& cfg) {
 void collect_ddr_and_bound(decode_report& rep, const llm::model_config& m, const decode_plan& p) {
   const decode_options& o = p.o;
   const vp::run_result& r = rep.run;
+  // With a prompt the run's traffic is the prompt's and the tokens': the
+  // per-token figures and the achieved bandwidth of the tokens would be
+  // wrong, so only the whole run's bytes are reported.
+  const bool per_token = o.prompt_tokens == 0;
   double decode_bytes = 0;
   for (const auto& [cls, j] : r.memory["ddr"]["bandwidth"]["classes"].items()) {
     const uint64_t bytes = j.value("bytes", uint64_t{0});
     rep.ddr_bytes[cls] = bytes;
     if (cls != "host") {
-      rep.ddr_bytes_per_token[cls] = double(bytes) / o.tokens;
+      if (per_token) rep.ddr_bytes_per_token[cls] = double(bytes) / o.tokens;
       decode_bytes += double(bytes);
     }
   }
@@ -699,7 +741,7 @@ void collect_ddr_and_bound(decode_report& rep, const llm::model_config& m, const
     bound += rep.bound.back().bound_seconds * 1e9;
     lat += rep.latency_ns[t];
   }
-  if (lat > 0) rep.achieved_gbps = decode_bytes / lat;
+  if (lat > 0 && per_token) rep.achieved_gbps = decode_bytes / lat;
   if (bound > 0) rep.bound_ratio = lat / bound;
   // DRAM energy: a class's own activates and bursts plus its share of
   // background and refresh (memory-ddr.md, Energy).
@@ -709,7 +751,7 @@ void collect_ddr_and_bound(decode_report& rep, const llm::model_config& m, const
     for (const auto& [cls, j] : ddr["dram"]["classes"].items()) {
       if (cls == "host") continue;
       const double mj = j.value("energy_mj", 0.0);
-      rep.dram_mj_per_token[cls] = mj / o.tokens;
+      if (per_token) rep.dram_mj_per_token[cls] = mj / o.tokens;
       total_mj += mj;
     }
     if (decode_bytes > 0) rep.dram_pj_per_bit = total_mj * 1e9 / (decode_bytes * 8);
@@ -734,7 +776,7 @@ decode_report run_decode(const config::platform_config& base, const llm::model_c
   g_blobs.clear();
   g_logits = {};
   const std::vector<uint32_t> ids =
-      o.token_ids.empty() ? default_token_ids(m, o.tokens) : o.token_ids;
+      o.token_ids.empty() ? default_token_ids(m, o.prompt_tokens + o.tokens) : o.token_ids;
   reference_inputs ref;
   if (o.reference_seed != 0) ref = stage_reference(m, p, at, ids);
 
@@ -748,6 +790,8 @@ decode_report run_decode(const config::platform_config& base, const llm::model_c
   rep.wall_time_s = rep.run.wall_time_s;
   if (rep.run.exit_code != 0) return rep;
   collect_tokens(rep, o.tokens);
+  if (o.prompt_tokens != 0)
+    rep.ttft_ns = marker_span_ns(rep.run, "decode: prefill", "decode: prefill end");
   for (uint64_t n : rep.cpu_instructions)
     rep.cpu_busy_ns.push_back(static_cast<double>(n) * p.cfg.cpu.cycles_per_instruction * 1e3 /
                               p.cfg.cpu.clock_mhz);
@@ -770,6 +814,13 @@ std::string decode_report::text() const {
     s << "  " << std::left << std::setw(9) << p.name << std::right << std::fixed
       << std::setprecision(1) << std::setw(10) << p.ns / 1e3 << " us " << std::setprecision(0)
       << std::setw(6) << p.instructions << " instructions\n";
+  if (ttft_ns > 0)
+    s << "  prefill: time to first token " << std::fixed << std::setprecision(3) << ttft_ns / 1e6
+      << " ms\n";
+  if (prompt_cosine != 0)
+    s << "  last prompt token's logits against the reference: cosine " << std::setprecision(6)
+      << prompt_cosine << " (KV formats as the platform's), " << prompt_cosine_exact
+      << " (exact K/V)\n";
   for (size_t t = 0; t < reference_cosine.size(); ++t)
     s << "  token " << t << " logits against the reference: cosine " << std::setprecision(6)
       << reference_cosine[t] << " (KV formats as the platform's), "
@@ -790,6 +841,9 @@ std::string decode_report::text() const {
       << " clocks\n";
   for (const auto& [c, v] : ddr_bytes_per_token)
     s << "  DDR " << c << ": " << std::setprecision(0) << v << " bytes/token\n";
+  if (ttft_ns > 0)
+    for (const auto& [c, v] : ddr_bytes)
+      s << "  DDR " << c << ": " << v << " bytes in the run (prompt and tokens)\n";
   if (!dram_mj_per_token.empty()) {
     double mj = 0;
     for (const auto& [c, v] : dram_mj_per_token) mj += v;
@@ -798,8 +852,12 @@ std::string decode_report::text() const {
     for (const auto& [c, v] : dram_mj_per_token) s << sep << c << " " << v, sep = ", ";
     s << "), " << std::setprecision(1) << dram_pj_per_bit << " pJ/bit\n";
   }
-  s << std::setprecision(2) << "  achieved " << achieved_gbps << " GB/s, latency / bound "
-    << bound_ratio << ", wall " << wall_time_s << " s\n";
+  s << std::setprecision(2);
+  if (achieved_gbps > 0)
+    s << "  achieved " << achieved_gbps << " GB/s, latency / bound ";
+  else
+    s << "  latency / bound ";
+  s << bound_ratio << ", wall " << wall_time_s << " s\n";
   return s.str();
 }
 

@@ -28,6 +28,11 @@ struct decode_options {
   // what a prefill of chunks of C rows needs (C - 1); the decode still
   // attends the window.
   uint32_t window_extra = 0;
+  // P: prompt tokens prefilled before the N decoded (their K/V appended to
+  // the rings after the L context tokens; the last one's logits kept), in
+  // chunks of `chunk` rows. token_ids then holds P + N ids.
+  uint32_t prompt_tokens = 0;
+  uint32_t chunk = 1;
   uint32_t lm_tile = 2048;  // LM-head rows per GEMV (<= 2048; rounded down to whole words and F)
   std::vector<uint32_t> token_ids;  // the N tokens decoded; empty = default_token_ids
   bool per_layer = false;           // time and instructions per part (entry, layers, exit)
@@ -95,6 +100,10 @@ struct decode_report {
   // With reference_seed, per token: cosine of the platform's logits to the
   // reference's through the platform's KV formats, and to the exact one.
   std::vector<double> reference_cosine, reference_cosine_exact;
+  // With a prompt: its time to first token (the prefill's markers) and the
+  // cosines of its last token's logits (through the formats, exact).
+  double ttft_ns = 0;
+  double prompt_cosine = 0, prompt_cosine_exact = 0;
   double wall_time_s = 0;
   vp::run_result run;
   std::string text() const;  // a human-readable summary

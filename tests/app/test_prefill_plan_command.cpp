@@ -70,9 +70,9 @@ TEST_F(PrefillPlan, RefusalsCarryTheirArithmetic) {
   const auto no_prompt = vp({"prefill-plan", "--model", model("gemma3n-e4b")});
   EXPECT_EQ(no_prompt.exit_code, 2) << describe(no_prompt);
   EXPECT_TRUE(contains(no_prompt.err, "prefill-plan needs --prompt-tokens P")) << no_prompt.err;
-  const auto elsewhere = vp({"decode", "--model", model("tiny"), "--chunk", "4"});
+  const auto elsewhere = vp({"decode", "--model", model("tiny"), "--evict"});
   EXPECT_EQ(elsewhere.exit_code, 2) << describe(elsewhere);
-  EXPECT_TRUE(contains(elsewhere.err, "are for prefill-plan")) << elsewhere.err;
+  EXPECT_TRUE(contains(elsewhere.err, "--evict is for prefill-plan")) << elsewhere.err;
 }
 
 }  // namespace

@@ -44,6 +44,8 @@ static void read_header(const gd_block_header* h) {
   gd_m.head_dim = h->head_dim;
   gd_m.vocab = h->vocab;
   gd_m.tokens = h->tokens;
+  gd_m.prompt = h->prompt;
+  gd_m.chunk = h->chunk;
   gd_m.context = h->context;
   gd_m.lm_tile = h->lm_tile;
   gd_m.rings = h->rings;
@@ -109,7 +111,7 @@ static int check_sections(const gd_block_header* h, uint32_t bytes) {
   if (off_altup != sizeof(gd_block_header) ||
       off_layers != off_altup + 2u * (S - 1u) * sizeof(gd_block_matrix) ||
       off_tokens != off_layers + gd_m.layers * sizeof(gd_block_layer) ||
-      off_rope != off_tokens + gd_m.tokens * sizeof(uint32_t) ||
+      off_rope != off_tokens + (gd_m.prompt + gd_m.tokens) * sizeof(uint32_t) ||
       bytes != off_rope + hd * sizeof(float))
     return bad_block("section offsets");
   return 0;
@@ -127,7 +129,7 @@ static int read_sections(const uint8_t* b, const gd_block_header* h) {
   }
   gd_m.token_ids = b + off_tokens;
   gd_m.inv_freq = b + off_rope;
-  for (uint32_t t = 0; t < gd_m.tokens; ++t)
+  for (uint32_t t = 0; t < gd_m.prompt + gd_m.tokens; ++t)
     if (gd_token_id(t) >= gd_m.vocab) return bad_block("a token id >= vocab");
   return 0;
 }

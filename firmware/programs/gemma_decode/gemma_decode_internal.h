@@ -21,8 +21,8 @@
 #include "pccx_dma.h"
 #include "pccx_gemma_decode.h"
 #include "pccx_gemma_decode_l2.h"
-#include "pccx_host_mem.h"
 #include "pccx_gemma_decode_limits.h"
+#include "pccx_host_mem.h"
 #include "pccx_isa.h"
 #include "pccx_kv.h"
 #include "pccx_ops.h"
@@ -98,12 +98,12 @@
 #define S_PLE 16384u   /* layers x P BF16 */
 #define S_ROPE 147456u /* 8 tables of heads x head_dim BF16 */
 
-
 /* The header's fields as the program uses them; matrices and layer records
  * are kept as the block has them (gd_block_matrix, gd_block_layer). */
 typedef struct {
   uint32_t layers, hidden, heads, kv_heads, head_dim, vocab, tokens, context, lm_tile, rings, eps,
       flags;
+  uint32_t prompt, chunk; /* P prompt tokens (ids 0..P-1) prefilled, C rows a chunk */
   uint64_t scratch, logits, embed_table, final_norm;
   uint32_t logits_stride;
   uint32_t l2_words;                   /* the NPU's L2, words */

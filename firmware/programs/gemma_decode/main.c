@@ -104,11 +104,19 @@ static void print_token(uint32_t t, uint64_t ns, uint64_t instructions) {
   pccx_simctl_print(l.text);
 }
 
-/* Token t: the rings' write position, entry, every layer, exit and the LM
- * head, then the sync; 0 or the exit code. */
-static int decode_token(uint32_t t) {
-  marker2("token ", t, "", 0, 0);
-  const uint64_t t0 = pccx_simctl_time_ns(), i0 = pccx_npu_retired();
+/* One token through every layer: the rings' write position, entry, the
+ * layers and, with a logits slot (>= 0), exit and the LM head; then the
+ * sync. `id` indexes the block's token ids. Markers "<name>", "<name>
+ * layer <l>", "<name> exit", "<name> end"; 0 or the exit code. */
+typedef struct {
+  uint64_t t0, i0, t1,
+      i1; /* time and retired instructions after the start marker, before the end */
+} token_span;
+
+static int run_token(const char* name, uint32_t t, uint32_t id, int32_t slot, token_span* span) {
+  marker2(name, t, "", 0, 0);
+  span->t0 = pccx_simctl_time_ns();
+  span->i0 = pccx_npu_retired();
   const uint32_t pos = gd_m.kv[0].appended;
   uint64_t kv_tokens = 0;
   for (uint32_t r = 0; r < gd_m.rings; ++r) {
@@ -118,20 +126,48 @@ static int decode_token(uint32_t t) {
   }
   pccx_simctl_counter("kv tokens", kv_tokens);
   part_start(t, "entry", 0, 0);
-  if (gd_stage_token(gd_token_id(t), pos) != 0 || gd_entry() != 0) return GD_EXIT_DMA;
+  if (gd_stage_token(gd_token_id(id), pos) != 0 || gd_entry() != 0) return GD_EXIT_DMA;
   for (uint32_t l = 0; l < gd_m.layers; ++l) {
-    marker2("token ", t, " layer ", l, 1);
+    marker2(name, t, " layer ", l, 1);
     part_start(t, "layer ", l, 1);
     if (gd_layer(l) != 0) return GD_EXIT_DMA;
   }
-  marker2("token ", t, " exit", 0, 0);
-  part_start(t, "exit", 0, 0);
-  if (gd_exit_streams() != 0 || gd_lm_head(t) != 0) return GD_EXIT_DMA;
+  if (slot >= 0) {
+    marker2(name, t, " exit", 0, 0);
+    part_start(t, "exit", 0, 0);
+    if (gd_exit_streams() != 0 || gd_lm_head((uint32_t)slot) != 0) return GD_EXIT_DMA;
+  }
   part_start(t, "end", 0, 0);
   if (gd_finish_token() != 0) return GD_EXIT_TIMEOUT;
-  const uint64_t t1 = pccx_simctl_time_ns(), i1 = pccx_npu_retired();
-  marker2("token ", t, " end", 0, 0);
-  print_token(t, t1 - t0, i1 - i0);
+  span->t1 = pccx_simctl_time_ns();
+  span->i1 = pccx_npu_retired();
+  marker2(name, t, " end", 0, 0);
+  return 0;
+}
+
+/* Token t of the N decoded: "decode: token <t>" ... and its printed
+ * latency; its id follows the prompt's, its logits the prompt's last. */
+static int decode_token(uint32_t t) {
+  token_span s;
+  const uint32_t first = gd_m.prompt != 0u ? 1u : 0u;
+  const int rc = run_token("token ", t, gd_m.prompt + t, (int32_t)(first + t), &s);
+  if (rc != 0) return rc;
+  print_token(t, s.t1 - s.t0, s.i1 - s.i0);
+  return 0;
+}
+
+/* The prompt, token by token: each prompt token's K/V appended in every
+ * storing layer, the logits of the last one into slot 0. Markers
+ * "decode: prefill" and "decode: prefill end" around it (time to first
+ * token), "decode: prompt <t>" ... per token. */
+static int prefill(void) {
+  pccx_simctl_marker("decode: prefill");
+  for (uint32_t t = 0; t < gd_m.prompt; ++t) {
+    token_span s;
+    const int rc = run_token("prompt ", t, t, t + 1u == gd_m.prompt ? 0 : -1, &s);
+    if (rc != 0) return rc;
+  }
+  pccx_simctl_marker("decode: prefill end");
   return 0;
 }
 
@@ -141,6 +177,10 @@ int pccx_gemma_decode_run(const uint8_t* block, uint32_t bytes) {
   if (gd_parse_block(block, bytes) != 0) return GD_EXIT_BAD_BLOCK;
   const int rc = gd_setup();
   if (rc != 0) return rc;
+  if (gd_m.prompt != 0u) {
+    const int prefill_rc = prefill();
+    if (prefill_rc != 0) return prefill_rc;
+  }
   for (uint32_t t = 0; t < gd_m.tokens; ++t) {
     const int token_rc = decode_token(t);
     if (token_rc != 0) return token_rc;

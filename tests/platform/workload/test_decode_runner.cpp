@@ -330,3 +330,29 @@ TEST(DecodeFunctionalErrors, TimingModeIsRefused) {
         << e.what();
   }
 }
+
+// A prompt prefilled on the platform, then the decode from the cache it
+// wrote, in one run: the last prompt token's logits and every decoded
+// token's against the reference decoding the same tokens one by one.
+TEST(DecodeFunctionalPrefill, PromptThenDecodeMatchesTheReference) {
+  config::platform_config cfg;
+  cfg.simulation.mode = config::sim_mode::functional;
+  const auto m = llm::load_model(std::string(PCCX_SOURCE_DIR) + "/configs/models/tiny.json");
+  workload::decode_options o;
+  o.context = 4;
+  o.prompt_tokens = 6;
+  o.tokens = 3;
+  o.reference_seed = 1;
+  const auto rep = workload::run_decode(cfg, m, o);
+  ASSERT_EQ(rep.run.exit_code, 0) << rep.run.message;
+  std::cout << rep.text();
+  EXPECT_GT(rep.ttft_ns, 0);
+  EXPECT_GE(rep.prompt_cosine, 0.99);
+  EXPECT_GE(rep.prompt_cosine_exact, 0.99);
+  ASSERT_EQ(rep.reference_cosine.size(), 3u);
+  for (double c : rep.reference_cosine) EXPECT_GE(c, 0.99);
+  // The run's bytes are the prompt's and the tokens': no per-token figures.
+  EXPECT_TRUE(rep.ddr_bytes_per_token.empty());
+  EXPECT_EQ(rep.achieved_gbps, 0);
+  EXPECT_GT(rep.ddr_bytes.at("weights"), 0u);
+}
