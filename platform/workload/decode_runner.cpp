@@ -478,8 +478,7 @@ decode_plan plan_decode(const config::platform_config& base, const llm::model_co
   config::platform_config cfg = base;
   cfg.npu.kv.head_dim = m.attention.head_dim;
   llm::ddr_plan plan = llm::plan_ddr(m, cfg, o.ring_cap, o.window_extra);
-  const llm::kv_formats kvf{config::to_kv_format(cfg.npu.kv.key, m.attention.head_dim),
-                            config::to_kv_format(cfg.npu.kv.value, m.attention.head_dim)};
+  const llm::kv_formats kvf = llm::kv_formats_of(m, cfg);
   return {o, cfg, std::move(plan), kvf};
 }
 

@@ -4,7 +4,6 @@
 #include <set>
 #include <sstream>
 
-#include "models/kv/kv_datapath_config.h"
 #include "models/memory/ddr/ddr_capacity.h"
 
 namespace pccx::workload {
@@ -21,25 +20,22 @@ std::string layer_name(int32_t layer) {
   return layer < 0 ? "-" : std::to_string(layer);
 }
 
-// The rows the text shows: the entry matrices, then the first layer of each
-// (storing, global) kind; every layer of a kind has the same shapes.
-bool shown(const llm::model_config& m, const llm::prefill_matrix& pm,
-           std::set<std::pair<bool, bool>>& kinds_seen, int32_t& current) {
-  if (pm.shape.layer < 0) return true;
-  const uint32_t l = static_cast<uint32_t>(pm.shape.layer);
-  if (pm.shape.layer != current) {
-    current = pm.shape.layer;
-    if (!kinds_seen.insert({m.stores_kv(l), m.is_global(l)}).second) current = -2;
-  }
-  return current == pm.shape.layer;
+// The layers the text shows: the first of each (storing, global) kind;
+// every layer of a kind has the same shapes.
+std::set<int32_t> first_of_each_kind(const llm::model_config& m) {
+  std::set<std::pair<bool, bool>> kinds;
+  std::set<int32_t> first;
+  for (uint32_t l = 0; l < m.layers; ++l)
+    if (kinds.insert({m.stores_kv(l), m.is_global(l)}).second)
+      first.insert(static_cast<int32_t>(l));
+  return first;
 }
 
 }  // namespace
 
 prefill_plan_report plan_prefill_on(const config::platform_config& cfg, const llm::model_config& m,
                                     const llm::prefill_options& o) {
-  const llm::kv_formats kvf{config::to_kv_format(cfg.npu.kv.key, m.attention.head_dim),
-                            config::to_kv_format(cfg.npu.kv.value, m.attention.head_dim)};
+  const llm::kv_formats kvf = llm::kv_formats_of(m, cfg);
   const std::string problem = llm::check_kv_formats(m, kvf);
   if (!problem.empty()) throw std::invalid_argument(problem);
   prefill_plan_report r;
@@ -89,10 +85,9 @@ std::string prefill_plan_report::text(const llm::model_config& m) const {
     << " GB/s, MACs " << fixed(bound.compute_seconds * 1e3, 1) << " ms at "
     << fixed(gemm_macs_per_second / 1e9, 1) << " GMAC/s)\n";
   s << "  matrix            layer  N x K               K parts        group  stream MB a chunk\n";
-  std::set<std::pair<bool, bool>> kinds;
-  int32_t current = -1;
+  const std::set<int32_t> shown = first_of_each_kind(m);
   for (const auto& pm : p.matrices) {
-    if (!shown(m, pm, kinds, current)) continue;
+    if (pm.shape.layer >= 0 && shown.count(pm.shape.layer) == 0) continue;
     char line[200];
     const std::string nk = grouped(pm.shape.rows) + " x " + grouped(pm.shape.cols);
     const std::string parts = std::to_string(pm.k_parts) + " x " + grouped(pm.k_part);

@@ -302,6 +302,11 @@ ddr_plan plan_ddr(const model_config& m, const kv_formats& kv, uint32_t max_toke
   return p;
 }
 
+kv_formats kv_formats_of(const model_config& m, const config::platform_config& platform) {
+  return {config::to_kv_format(platform.npu.kv.key, m.attention.head_dim),
+          config::to_kv_format(platform.npu.kv.value, m.attention.head_dim)};
+}
+
 ddr_plan plan_ddr(const model_config& m, const config::platform_config& platform,
                   uint32_t max_tokens, uint32_t window_extra) {
   const auto& gemv = platform.npu.gemv;
@@ -309,9 +314,7 @@ ddr_plan plan_ddr(const model_config& m, const config::platform_config& platform
     throw std::invalid_argument(
         m.name + ": weights.scale_group " + std::to_string(m.weights.scale_group) +
         " differs from the platform's npu.gemv.scale_group " + std::to_string(gemv.scale_group));
-  kv_formats kv;
-  kv.key = config::to_kv_format(platform.npu.kv.key, m.attention.head_dim);
-  kv.value = config::to_kv_format(platform.npu.kv.value, m.attention.head_dim);
+  const kv_formats kv = kv_formats_of(m, platform);
   plan_options o;
   o.weight_streams = static_cast<uint32_t>(gemv.weight_fifos.size());
   o.l2_words = platform.npu.l2.words;

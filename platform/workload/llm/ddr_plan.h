@@ -149,6 +149,10 @@ struct ddr_plan {
 // two) and ddr_plan_error when the regions do not fit.
 ddr_plan plan_ddr(const model_config& m, const kv_formats& kv, uint32_t max_tokens,
                   uint64_t ddr_base, uint64_t ddr_size, const plan_options& options = {});
+// The K and V record formats of a platform's cache for the model
+// (npu.kv.key / value at the model's head_dim).
+kv_formats kv_formats_of(const model_config& m, const config::platform_config& platform);
+
 // The same on a platform: memory_map.ddr_base/ddr_size, npu.kv.key/value,
 // the count of npu.gemv.weight_fifos and npu.l2.words.
 ddr_plan plan_ddr(const model_config& m, const config::platform_config& platform,
