@@ -37,6 +37,7 @@ extern "C" {
 #define GD_MAX_WEIGHT_STREAMS 4u
 #define GD_MAX_RINGS 2u
 #define GD_MAX_TOKENS 4096u
+#define GD_MAX_CHUNK 64u /* prompt rows per chunk */
 #define GD_MAX_HEAD_DIM 2048u
 #define GD_SCRATCH_BYTES 294912u
 
@@ -156,6 +157,11 @@ typedef struct {
   uint32_t l2_words; /* the NPU's L2 (0: GD_L2_WORDS_DEFAULT) */
   uint32_t prompt;   /* P: prompt tokens prefilled before the N decoded (ids 0..P-1) */
   uint32_t chunk;    /* prompt rows per chunk */
+  /* A chunk's staging: chunk x GD_SCRATCH_BYTES, row r's at r x
+   * GD_SCRATCH_BYTES (laid out as the decode's scratch); 0 with chunk 1. */
+  uint64_t prefill_scratch;
+  uint32_t ffn_part; /* FFN columns per GEMM slice (a multiple of 32; chunk > 1) */
+  uint32_t reserved;
 } gd_block_header;
 
 GD_STATIC_ASSERT(sizeof(float) == 4u, "f32 fields are IEEE single");
@@ -242,7 +248,10 @@ GD_STATIC_ASSERT(offsetof(gd_block_header, weight_channels) == 408u,
 GD_STATIC_ASSERT(offsetof(gd_block_header, l2_words) == 412u, "gd_block_header.l2_words");
 GD_STATIC_ASSERT(offsetof(gd_block_header, prompt) == 416u, "gd_block_header.prompt");
 GD_STATIC_ASSERT(offsetof(gd_block_header, chunk) == 420u, "gd_block_header.chunk");
-GD_STATIC_ASSERT(sizeof(gd_block_header) == 424u, "gd_block_header size");
+GD_STATIC_ASSERT(offsetof(gd_block_header, prefill_scratch) == 424u,
+                 "gd_block_header.prefill_scratch");
+GD_STATIC_ASSERT(offsetof(gd_block_header, ffn_part) == 432u, "gd_block_header.ffn_part");
+GD_STATIC_ASSERT(sizeof(gd_block_header) == 440u, "gd_block_header size");
 
 /* The largest block (the built-in entry's buffer). */
 #define GD_MAX_BLOCK                                                                \

@@ -113,4 +113,66 @@ static inline uint32_t gd_plan_l2(const gd_l2_shape* g, gd_l2* a) {
   return at;
 }
 
+/* The prefill's row blocks (gemma_decode/prefill.c): per buffer, `rows`
+ * rows of row-major words, so a block is a GEMM's M x K activations or its
+ * M x N results. They start at the decode's logits, which the prefill
+ * leaves alone until its last row's LM head (the slot words are set again
+ * then), and run to gd_prefill_l2.end. */
+typedef struct {
+  uint32_t rows;
+  uint32_t xs, pred, pli;    /* per row: S x (1 + wh), S x wh, lp + 1 */
+  uint32_t x, lau, fi, y;    /* wh each: a GEMM's input, LAuReL, the FFN's input, results */
+  uint32_t lt, q, k, v, attn; /* laurel, heads x hd, kv x hd (K, V), heads x hd */
+  uint32_t gp, stats;        /* P; 4 words (sparse FFN sums, the mean square of a stream) */
+  uint32_t wide;             /* max(2 ffn_part, L x P) elements: gate and up, or the entry's */
+  uint32_t xs_row, pred_row, pli_row, lt_row, q_row, kv_row, gp_row, wide_row;
+  uint32_t end;
+} gd_prefill_l2;
+
+/* Row words of the prefill, per row of a chunk (for the reports). */
+static inline uint32_t gd_prefill_row_words(const gd_l2_shape* g, uint32_t ffn_part) {
+  const uint32_t wh = gd_l2_words_of(g->hidden), wq = gd_l2_words_of(g->heads * g->head_dim);
+  const uint32_t wkv = gd_l2_words_of(g->kv_heads * g->head_dim);
+  const uint32_t lp = gd_l2_words_of(g->layers * g->ple_dim);
+  const uint32_t wide = 2u * gd_l2_words_of(ffn_part) > lp ? 2u * gd_l2_words_of(ffn_part) : lp;
+  return g->streams * (1u + wh) + g->streams * wh + lp + 1u + 4u * wh +
+         gd_l2_words_of(g->laurel) + 2u * wq + 2u * wkv + gd_l2_words_of(g->ple_dim) + 4u + wide;
+}
+
+/* Fills *p for `rows` rows from the decode layout *a; returns p->end (the
+ * layout fits when that is at most the L2's words). */
+static inline uint32_t gd_plan_prefill_l2(const gd_l2_shape* g, const gd_l2* a, uint32_t rows,
+                                          uint32_t ffn_part, gd_prefill_l2* p) {
+  const uint32_t wh = gd_l2_words_of(g->hidden), wq = gd_l2_words_of(g->heads * g->head_dim);
+  const uint32_t wkv = gd_l2_words_of(g->kv_heads * g->head_dim);
+  const uint32_t lp = gd_l2_words_of(g->layers * g->ple_dim);
+  uint32_t at = a->logits;
+  p->rows = rows;
+  p->xs_row = g->streams * (1u + wh);
+  p->pred_row = g->streams * wh;
+  p->pli_row = lp + 1u;
+  p->lt_row = gd_l2_words_of(g->laurel);
+  p->q_row = wq;
+  p->kv_row = wkv;
+  p->gp_row = gd_l2_words_of(g->ple_dim);
+  p->wide_row = 2u * gd_l2_words_of(ffn_part) > lp ? 2u * gd_l2_words_of(ffn_part) : lp;
+  p->xs = gd_l2_take(&at, rows * p->xs_row);
+  p->pred = gd_l2_take(&at, rows * p->pred_row);
+  p->pli = gd_l2_take(&at, rows * p->pli_row);
+  p->x = gd_l2_take(&at, rows * wh);
+  p->lau = gd_l2_take(&at, rows * wh);
+  p->fi = gd_l2_take(&at, rows * wh);
+  p->y = gd_l2_take(&at, rows * wh);
+  p->lt = gd_l2_take(&at, rows * p->lt_row);
+  p->q = gd_l2_take(&at, rows * wq);
+  p->attn = gd_l2_take(&at, rows * wq);
+  p->k = gd_l2_take(&at, rows * wkv);
+  p->v = gd_l2_take(&at, rows * wkv);
+  p->gp = gd_l2_take(&at, rows * p->gp_row);
+  p->stats = gd_l2_take(&at, rows * 4u);
+  p->wide = gd_l2_take(&at, rows * p->wide_row);
+  p->end = at;
+  return at;
+}
+
 #endif /* PCCX_GEMMA_DECODE_L2_H */

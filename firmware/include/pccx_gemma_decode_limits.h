@@ -49,6 +49,18 @@ static inline gd_limit_problem gd_header_limits(const gd_block_header* h) {
   if (h->tokens > GD_MAX_TOKENS) return gd_limit("tokens", "at most 4,096");
   if (h->prompt > GD_MAX_TOKENS) return gd_limit("prompt tokens", "at most 4,096");
   if (h->prompt != 0u && h->chunk == 0u) return gd_limit("chunk", "at least 1 with a prompt");
+  if (h->chunk > GD_MAX_CHUNK) return gd_limit("chunk", "at most 64 rows");
+  if (h->chunk > 1u) {
+    /* Chunks run their matrices on the GEMM, fed from the row records. */
+    if (h->weight_streams != 2u)
+      return gd_limit("weight streams (npu.gemv.weight_fifos) with chunk > 1",
+                      "2 (the GEMM's HP0/HP1 columns come from the records' two parts)");
+    if (h->ffn_part == 0u || h->ffn_part % 32u != 0u || h->ffn_part > GD_SHAPE_MAX)
+      return gd_limit("ffn_part", "a positive multiple of 32, at most 65,535, with chunk > 1");
+    if (h->prefill_scratch == 0u) return gd_limit("prefill_scratch", "set with chunk > 1");
+    if (h->laurel_rank % 8u != 0u || (h->heads * h->head_dim) % 8u != 0u)
+      return gd_limit("LAuReL rank and heads x head_dim", "multiples of 8 with chunk > 1");
+  }
   if (h->vocab == 0u || h->vocab % 8u != 0u)
     return gd_limit("vocab", "a positive multiple of 8 (the logits leave in 16-byte DMA beats)");
   if (h->weight_streams == 0u || h->weight_streams > GD_MAX_WEIGHT_STREAMS)

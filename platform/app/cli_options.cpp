@@ -112,7 +112,7 @@ cli_options parse_cli(int argc, char** argv) {
                         "prompt tokens prefilled, P")(
       "chunk", whole_number("chunk", &o.chunk),
       "prompt rows per chunk, each one pass over every matrix (0: the most the GEMM's "
-      "activation buffer holds)")(
+      "activation buffer holds; decode: and the L2, the default)")(
       "evict", po::bool_switch(&o.evict),
       "let the KV ring drop old tokens when the prompt and the generated tokens exceed "
       "--ring-cap (sink + window)");
@@ -184,7 +184,7 @@ cli_options parse_cli(int argc, char** argv) {
       {"disasm", "pccx-vp disasm FILE.memh [--config FILE] [--set KEY=VALUE]\n"},
       {"kv-accuracy", "pccx-vp kv-accuracy [--out DIR] [--tokens N] [--heads N] [--seed S]\n"},
       {"decode",
-       "pccx-vp decode --model FILE [--context L] [--prompt-tokens P] [--tokens N]\n"
+       "pccx-vp decode --model FILE [--context L] [--prompt-tokens P [--chunk C]] [--tokens N]\n"
        "               [--ring-cap C] [--sinks S] [--per-layer] [--json FILE] [--reference "
        "SEED]\n"},
       {"decode-table",
@@ -213,7 +213,8 @@ cli_options parse_cli(int argc, char** argv) {
       h << "usage: pccx-vp [run] [options]\n"
            "       pccx-vp disasm FILE.memh [--config FILE] [--set KEY=VALUE]\n"
            "       pccx-vp kv-accuracy [--out DIR] [--tokens N] [--heads N] [--seed S]\n"
-           "       pccx-vp decode --model FILE [--context L] [--prompt-tokens P] [--tokens N]\n"
+           "       pccx-vp decode --model FILE [--context L] [--prompt-tokens P [--chunk C]] "
+           "[--tokens N]\n"
            "                      [--ring-cap C] [--sinks S] [--per-layer] [--json FILE] "
            "[--reference SEED]\n"
            "       pccx-vp decode-table --sweep FILE --out DIR [--jobs J] [--keep-outputs] "
@@ -394,8 +395,11 @@ cli_options parse_cli(int argc, char** argv) {
   if (vm.count("prompt-tokens") && o.cmd != cli_options::command::prefill_plan &&
       o.cmd != cli_options::command::decode)
     throw cli_error("--prompt-tokens is for decode and prefill-plan");
-  if (vm.count("chunk") && o.cmd != cli_options::command::prefill_plan)
-    throw cli_error("--chunk is for prefill-plan");
+  if (vm.count("chunk") && o.cmd != cli_options::command::prefill_plan &&
+      o.cmd != cli_options::command::decode)
+    throw cli_error("--chunk is for decode and prefill-plan");
+  if (vm.count("chunk") && o.cmd == cli_options::command::decode && o.prompt_tokens == 0)
+    throw cli_error("--chunk needs --prompt-tokens P (the rows of the prompt per chunk)");
   if (o.evict && o.cmd != cli_options::command::prefill_plan)
     throw cli_error("--evict is for prefill-plan");
   if (o.cmd == cli_options::command::prefill_plan) {

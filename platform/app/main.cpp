@@ -88,6 +88,7 @@ pccx::workload::decode_options decode_options_of(const pccx::app::cli_options& o
   o.per_layer = opts.per_layer;
   o.reference_seed = opts.reference_seed;
   o.prompt_tokens = opts.prompt_tokens;
+  o.chunk = opts.chunk;
   if (opts.firmware_given) o.firmware_elf = opts.firmware;
   return o;
 }

@@ -90,6 +90,37 @@ void check_block_limits(const std::vector<uint8_t>& block) {
       ", tokens " + llm::grouped(h.tokens) + "; pccx_gemma_decode_limits.h)");
 }
 
+uint32_t prefill_rows_fitting(const gd_l2_shape& s, uint32_t ffn_part, uint32_t l2_words) {
+  gd_l2 a{};
+  gd_plan_l2(&s, &a);
+  const uint32_t row = gd_prefill_row_words(&s, ffn_part);
+  return l2_words > a.logits ? (l2_words - a.logits) / row : 0;
+}
+
+namespace {
+
+// A chunk's row buffers from the decode's logits on (gd_prefill_l2).
+void check_prefill_l2_fit(const std::vector<uint8_t>& block, const gd_l2_shape& s,
+                          const gd_l2& a, uint32_t l2_words) {
+  const auto h = get<gd_block_header>(block, 0);
+  if (h.chunk <= 1) return;
+  gd_prefill_l2 p{};
+  const uint64_t end = gd_plan_prefill_l2(&s, &a, h.chunk, h.ffn_part, &p);
+  if (end <= l2_words) return;
+  const uint32_t row = gd_prefill_row_words(&s, h.ffn_part);
+  using llm::grouped;
+  throw l2_fit_error(
+      "a prefill chunk of " + grouped(h.chunk) + " rows does not fit L2: each row keeps " +
+      grouped(row) + " words (AltUp streams and predictions, per-layer inputs, the GEMM's inputs "
+      "and outputs, an FFN slice of " + grouped(h.ffn_part) + " columns for gate and up), from "
+      "the decode's LM-head tiles at word " + grouped(a.logits) + ": " + grouped(a.logits) +
+      " + " + grouped(h.chunk) + " x " + grouped(row) + " = " + grouped(end) + " > " +
+      grouped(l2_words) + " (npu.l2.words); at most " +
+      grouped(prefill_rows_fitting(s, h.ffn_part, l2_words)) + " rows fit");
+}
+
+}  // namespace
+
 void check_l2_fit(const std::vector<uint8_t>& block, uint32_t l2_words) {
   const gd_l2_shape s = l2_shape_of_block(block);
   if (s.span_max > kShapeMax)
@@ -98,7 +129,10 @@ void check_l2_fit(const std::vector<uint8_t>& block, uint32_t l2_words) {
                        llm::grouped(kShapeMax) + ": use a ring cap of at most 65,535 tokens");
   gd_l2 a{};
   const uint64_t need = gd_plan_l2(&s, &a);
-  if (need <= l2_words) return;
+  if (need <= l2_words) {
+    check_prefill_l2_fit(block, s, a, l2_words);
+    return;
+  }
   std::string msg = "the decode's activations do not fit L2: they need " + llm::grouped(need) +
                     " words of 16 bytes, npu.l2.words is " + llm::grouped(l2_words) + ":";
   std::string sum;

@@ -24,7 +24,12 @@ gd_l2_shape l2_shape_of_block(const std::vector<uint8_t>& block);
 // The layout's parts as "label words" lines, e.g. for the error message.
 std::vector<std::pair<std::string, uint64_t>> l2_layout_parts(const gd_l2_shape& shape);
 
-// Throws l2_fit_error, with the arithmetic, unless the layout fits
+// Rows of a prefill chunk whose buffers fit L2 after the decode's layout
+// (gd_plan_prefill_l2), with FFN slices of ffn_part columns.
+uint32_t prefill_rows_fitting(const gd_l2_shape& shape, uint32_t ffn_part, uint32_t l2_words);
+
+// Throws l2_fit_error, with the arithmetic, unless the layout (and, with a
+// chunk above 1, the prefill's rows after it) fits
 // `l2_words` and every attention span fits a 16-bit shape extent.
 void check_l2_fit(const std::vector<uint8_t>& block, uint32_t l2_words);
 // The block's header against the decode program's limits (one source:

@@ -75,7 +75,23 @@ nlohmann::json to_json(const decode_report& r) {
   j["parts"] = nlohmann::json::array();
   for (const auto& p : r.parts)
     j["parts"].push_back({{"name", p.name}, {"instructions", p.instructions}, {"ns", p.ns}});
-  if (r.ttft_ns > 0) j["ttft_ns"] = r.ttft_ns;
+  if (r.ttft_ns > 0) {
+    j["ttft_ns"] = r.ttft_ns;
+    const prefill_report& f = r.prefill;
+    j["prefill"] = {{"prompt", f.prompt},
+                    {"chunk", f.chunk},
+                    {"ttft_ns", f.ttft_ns},
+                    {"tokens_per_s", f.tokens_per_s},
+                    {"gemm_macs", f.gemm_macs},
+                    {"macs", f.macs},
+                    {"cycles", f.cycles},
+                    {"instructions", f.instructions},
+                    {"gemm_utilisation", f.gemm_utilisation},
+                    {"npu_utilisation", f.npu_utilisation},
+                    {"ddr_bytes", f.ddr_bytes},
+                    {"bound", to_json(f.bound)},
+                    {"bound_ratio", f.bound_ratio}};
+  }
   if (r.prompt_cosine != 0) {
     j["prompt_cosine"] = r.prompt_cosine;
     j["prompt_cosine_exact"] = r.prompt_cosine_exact;
@@ -90,7 +106,8 @@ nlohmann::json to_json(const decode_options& o) {
   return {{"context", o.context},     {"tokens", o.tokens},
           {"ring_cap", o.ring_cap},   {"sinks", o.sinks},
           {"lm_tile", o.lm_tile},     {"token_ids", o.token_ids},
-          {"per_layer", o.per_layer}, {"reference_seed", o.reference_seed}};
+          {"per_layer", o.per_layer}, {"reference_seed", o.reference_seed},
+          {"prompt_tokens", o.prompt_tokens}, {"chunk", o.chunk}};
 }
 
 nlohmann::json decode_document(const std::string& model_file, const decode_options& o,

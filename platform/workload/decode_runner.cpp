@@ -16,6 +16,7 @@
 #include "platform/vp/top/platform_top.h"
 #include "platform/workload/decode_l2_fit.h"
 #include "platform/workload/kv_history.h"
+#include "platform/workload/llm/prefill_plan.h"
 #include "platform/workload/llm/reference_decoder.h"
 #include "platform/workload/llm/weight_image.h"
 
@@ -67,6 +68,7 @@ struct logits_readback {
   uint64_t addr = 0, stride = 0;
   uint32_t vocab = 0, tokens = 0;
   std::vector<std::vector<uint16_t>> bf16;
+  std::vector<llm::blob> rings;  // the KV rings' regions, read back with the logits
 } g_logits;
 
 // The host's part before the decode, the same for both CPU kinds: the
@@ -88,6 +90,11 @@ void read_logits() {
     pccx_host_read(g_logits.addr + t * g_logits.stride, g_logits.bf16.back().data(),
                    2 * g_logits.vocab);
   }
+  for (auto& r : g_logits.rings)
+    for (size_t at = 0; at < r.bytes.size(); at += 1u << 20) {
+      const size_t n = std::min<size_t>(r.bytes.size() - at, 1u << 20);
+      pccx_host_read(r.addr + at, r.bytes.data() + at, static_cast<uint32_t>(n));
+    }
 }
 
 int host_then_decode(void) {
@@ -229,9 +236,6 @@ std::vector<uint32_t> decodable_ids(const llm::model_config& m, const llm::ddr_p
   if (o.prompt_tokens != 0 && o.per_layer)
     throw std::invalid_argument(
         "per_layer times the parts of the decoded tokens: run it without a prompt");
-  if (o.prompt_tokens != 0 && o.chunk != 1)
-    throw std::invalid_argument("chunk " + std::to_string(o.chunk) +
-                                ": the program runs the prompt one row at a time (chunk 1)");
   std::vector<uint32_t> ids = o.token_ids.empty() ? default_token_ids(m, n) : o.token_ids;
   if (ids.size() != n)
     throw std::invalid_argument("token_ids: " + std::to_string(ids.size()) + " ids for " +
@@ -256,7 +260,7 @@ void put_dimensions(gd_block_header& h, const llm::model_config& m, const llm::d
   h.vocab = m.vocab;
   h.tokens = o.tokens;
   h.prompt = o.prompt_tokens;
-  h.chunk = o.prompt_tokens != 0 ? o.chunk : 0;
+  h.chunk = o.prompt_tokens != 0 ? std::min(o.chunk, o.prompt_tokens) : 0;
   h.context = o.context;
   // LM-head tiles: whole words, and a multiple of F so every tile starts
   // on the first weight stream.
@@ -282,6 +286,8 @@ void put_dimensions(gd_block_header& h, const llm::model_config& m, const llm::d
 void put_addresses(gd_block_header& h, const llm::model_config& m, const llm::ddr_plan& plan,
                    const decode_options& o, const block_addresses& at) {
   h.scratch = at.scratch;
+  h.prefill_scratch = at.prefill_scratch;
+  h.ffn_part = at.ffn_part;
   h.logits = at.logits;
   h.embedding = m.tie_embeddings ? 0 : plan.find("embedding").base;
   h.final_norm = vector_addr(plan, -1, "final_norm");
@@ -469,7 +475,52 @@ struct decode_plan {
   config::platform_config cfg;
   llm::ddr_plan plan;
   llm::kv_formats kvf;
+  uint32_t ffn_part = 0;  // chunk > 1: the prefill plan's FFN slice
 };
+
+// The prefill plan's view of a decode's prompt: the context and the decoded
+// tokens count as generated, and the rings wrap as their cap says.
+llm::prefill_options prefill_options_of(const decode_options& o, uint32_t prompt, uint32_t chunk) {
+  llm::prefill_options po;
+  po.prompt = prompt;
+  po.chunk = chunk;
+  po.generated = o.context + o.tokens;
+  po.ring_cap = o.ring_cap;
+  po.sinks = o.sinks;
+  po.evict = true;
+  return po;
+}
+
+// A chunked prompt against the GEMM's limits (llm::plan_prefill: the
+// activation buffer, the weight block buffer, the ring): its FFN slice.
+uint32_t prefill_ffn_part(const llm::model_config& m, const decode_options& o,
+                          const config::platform_config& cfg, const llm::kv_formats& kvf) {
+  return llm::plan_prefill(m, kvf, prefill_options_of(o, o.prompt_tokens, o.chunk), cfg.npu.gemm)
+      .ffn_part;
+}
+
+}  // namespace
+
+uint32_t prefill_chunk_limit(const config::platform_config& base, const llm::model_config& m,
+                             const decode_options& opt) {
+  decode_options o = opt;
+  if (o.ring_cap == 0) o.ring_cap = o.context + o.prompt_tokens + o.tokens;
+  config::platform_config cfg = base;
+  cfg.npu.kv.head_dim = m.attention.head_dim;
+  const llm::kv_formats kvf = llm::kv_formats_of(m, cfg);
+  const llm::prefill_plan pp = llm::plan_prefill(
+      m, kvf, prefill_options_of(o, std::max(o.prompt_tokens, 1u), 1), cfg.npu.gemm);
+  const llm::ddr_plan plan = llm::plan_ddr(m, cfg, o.ring_cap, o.window_extra);
+  o.prompt_tokens = std::max(o.prompt_tokens, 1u);
+  o.chunk = 1;
+  block_addresses at;
+  for (uint32_t ch : cfg.npu.gemv.weight_fifos) at.weight_channels.push_back(static_cast<uint8_t>(ch));
+  const gd_l2_shape shape = l2_shape_of_block(decode_param_block(m, plan, o, at, kvf));
+  const uint32_t l2_rows = prefill_rows_fitting(shape, pp.ffn_part, cfg.npu.l2.words);
+  return std::max(1u, std::min({pp.chunk_limit, l2_rows, GD_MAX_CHUNK}));
+}
+
+namespace {
 
 decode_plan plan_decode(const config::platform_config& base, const llm::model_config& m,
                         const decode_options& opt) {
@@ -477,9 +528,18 @@ decode_plan plan_decode(const config::platform_config& base, const llm::model_co
   if (o.ring_cap == 0) o.ring_cap = o.context + o.prompt_tokens + o.tokens;
   config::platform_config cfg = base;
   cfg.npu.kv.head_dim = m.attention.head_dim;
-  llm::ddr_plan plan = llm::plan_ddr(m, cfg, o.ring_cap, o.window_extra);
+  if (o.prompt_tokens != 0 && o.chunk == 0)
+    o.chunk = std::min(prefill_chunk_limit(base, m, o), o.prompt_tokens);
+  if (o.prompt_tokens == 0) o.chunk = 1;
+  const bool chunked = o.prompt_tokens != 0 && o.chunk > 1;
+  // A chunk's rows append before they attend, so a window ring holds the
+  // chunk's C - 1 newer records beyond the window of its first row.
+  if (chunked) o.window_extra = std::max(o.window_extra, o.chunk - 1);
+  const uint64_t staging = chunked ? uint64_t{o.chunk} * GD_SCRATCH_BYTES : 0;
+  llm::ddr_plan plan = llm::plan_ddr(m, cfg, o.ring_cap, o.window_extra, staging);
   const llm::kv_formats kvf = llm::kv_formats_of(m, cfg);
-  return {o, cfg, std::move(plan), kvf};
+  const uint32_t ffn_part = chunked ? prefill_ffn_part(m, o, cfg, kvf) : 0;
+  return {o, cfg, std::move(plan), kvf, ffn_part};
 }
 
 // H / sqrt(d) at `next`, in the plan's F parts; `next` moves past it.
@@ -523,6 +583,10 @@ block_addresses place_in_scratch(const llm::model_config& m, const decode_plan& 
   for (uint32_t ch : p.cfg.npu.gemv.weight_fifos)
     at.weight_channels.push_back(static_cast<uint8_t>(ch));
   at.l2_words = p.cfg.npu.l2.words;
+  if (p.ffn_part != 0) {
+    at.prefill_scratch = p.plan.find("prefill_staging").base;
+    at.ffn_part = p.ffn_part;
+  }
   const std::vector<uint8_t> first_block = decode_param_block(m, p.plan, p.o, at, p.kvf);
   check_block_limits(first_block);
   check_l2_fit(first_block, p.cfg.npu.l2.words);
@@ -566,19 +630,52 @@ reference_inputs stage_reference(const llm::model_config& m, const decode_plan& 
   for (auto& b : in.history->blobs()) g_blobs.push_back(std::move(b));
   if (!at.rotation.parts.empty())
     for (auto& b : rotation_blobs(m, at.rotation)) g_blobs.push_back(std::move(b));
+  for (const auto& b : o.ddr_overrides) g_blobs.push_back(b);
   if (at.logits_stride == 0 && logit_slots(o) > 1)
     throw std::invalid_argument(
         "the reference check needs every token's logits: " + std::to_string(logit_slots(o)) +
         " x 2 x vocab bytes do not fit the "
         "activation scratch");
-  g_logits = {at.logits, at.logits_stride, m.vocab, logit_slots(o), {}};
+  g_logits = {at.logits, at.logits_stride, m.vocab, logit_slots(o), {}, {}};
+  for (const auto& g : p.plan.kv_rings)
+    g_logits.rings.push_back({g.base, std::vector<uint8_t>(g.bytes)});
   return in;
 }
 
+double gemv_peak_per_cycle(const config::platform_config& cfg) {
+  return double(cfg.npu.gemv_cores) * cfg.npu.gemv.macs_per_core_per_cycle;
+}
+
+// The counters and DDR bytes per class at a marker.
+struct counters_at {
+  bool seen = false;
+  std::map<std::string, uint64_t> counters, ddr_bytes;
+};
+
+counters_at read_counters(vp::platform_top& top) {
+  counters_at c;
+  c.seen = true;
+  const auto& pc = top.npu.counters();
+  for (uint32_t i = 0; i < npu::perf_counters::size(); ++i)
+    c.counters[pc.name_of(i)] = top.npu.cmd().counter(i);
+  c.counters["instructions"] = top.npu.cmd().retired();
+  for (size_t k = 0; k < mem::kTrafficClasses; ++k) {
+    const auto cls = static_cast<mem::traffic_class>(k);
+    c.ddr_bytes[mem::traffic_class_name(cls)] = top.ddr.recorder().cls(cls).bytes;
+  }
+  return c;
+}
+
+// The prompt's markers (the prefill's start and end).
+struct prefill_marks {
+  counters_at start, end;
+};
+
 // Runs the decode program; with per_layer, done_ns gets the completion
-// time of every instruction, for the per-part breakdown.
+// time of every instruction, for the per-part breakdown; marks gets the
+// counters at the prefill's markers.
 vp::run_result simulate(const config::platform_config& cfg, const decode_options& o,
-                        std::vector<double>& done_ns) {
+                        std::vector<double>& done_ns, prefill_marks& marks) {
   vp::firmware_image fw;
   if (o.firmware_elf.empty()) {
     fw.name = "gemma_decode";
@@ -602,8 +699,47 @@ vp::run_result simulate(const config::platform_config& cfg, const decode_options
         if (r.seq >= done_ns.size()) done_ns.resize(r.seq + 1, 0);
         done_ns[r.seq] = r.retired.to_seconds() * 1e9;
       });
+    if (o.prompt_tokens != 0)
+      top.simctl.marker_events.subscribe([&](const vp::sim_control::marker_record& m) {
+        if (m.text == "decode: prefill") marks.start = read_counters(top);
+        if (m.text == "decode: prefill end") marks.end = read_counters(top);
+      });
   };
   return vp::run_simulation(cfg, fw, nullptr, setup);
+}
+
+// The prompt's figures from the counters at its markers, and its bound.
+void collect_prefill(decode_report& rep, const llm::model_config& m, const decode_plan& p,
+                     const prefill_marks& marks) {
+  const decode_options& o = p.o;
+  prefill_report& f = rep.prefill;
+  f.prompt = o.prompt_tokens;
+  f.chunk = std::min(o.chunk, o.prompt_tokens);
+  f.ttft_ns = rep.ttft_ns;
+  if (!marks.start.seen || !marks.end.seen || f.ttft_ns <= 0) return;
+  f.tokens_per_s = f.prompt / (f.ttft_ns * 1e-9);
+  auto delta = [&](const std::string& name) {
+    return marks.end.counters.at(name) - marks.start.counters.at(name);
+  };
+  f.gemm_macs = delta("gemm_macs");
+  f.macs = delta("macs");
+  f.cycles = delta("cycles");
+  f.instructions = delta("instructions");
+  const double gemm_peak = 32.0 * 32.0 * 2.0;
+  if (f.cycles != 0) {
+    f.gemm_utilisation = double(f.gemm_macs) / (gemm_peak * double(f.cycles));
+    f.npu_utilisation =
+        double(f.macs) / ((gemv_peak_per_cycle(p.cfg) + gemm_peak) * double(f.cycles));
+  }
+  for (const auto& [cls, bytes] : marks.end.ddr_bytes)
+    f.ddr_bytes[cls] = bytes - marks.start.ddr_bytes.at(cls);
+  const llm::prefill_plan plan =
+      llm::plan_prefill(m, p.kvf, prefill_options_of(o, o.prompt_tokens, f.chunk), p.cfg.npu.gemm);
+  llm::roofline_inputs in;
+  in.ddr_bytes_per_second = mem::derive_capacity(p.cfg.ddr).effective_bytes_per_s;
+  in.macs_per_second = llm::gemm_peak_macs_per_second(p.cfg.clocks.core_mhz * 1e6);
+  f.bound = llm::prefill_roofline(plan, in);
+  if (f.bound.bound_seconds > 0) f.bound_ratio = f.ttft_ns * 1e-9 / f.bound.bound_seconds;
 }
 
 // From marker `a` to marker `b` (0 when either is missing).
@@ -681,10 +817,6 @@ void compare_with_reference(decode_report& rep, const llm::model_config& m, cons
   }
 }
 
-double gemv_peak_per_cycle(const config::platform_config& cfg) {
-  return double(cfg.npu.gemv_cores) * cfg.npu.gemv.macs_per_core_per_cycle;
-}
-
 // MACs, utilisation and the engines' busy, idle and stall clocks.
 void collect_engines(decode_report& rep, const config::platform_config& cfg) {
   const vp::run_result& r = rep.run;
@@ -713,20 +845,21 @@ void collect_engines(decode_report& rep, const config::platform_config& cfg) {
 // DDR bytes by class, and per token the roofline bound of this
 // configuration (its effective DDR bandwidth and GEMV peak, so a what-if
 // moves the bound with the latency).
-void collect_ddr_and_bound(decode_report& rep, const llm::model_config& m, const decode_plan& p) {
+void collect_ddr_and_bound(decode_report& rep, const llm::model_config& m, const decode_plan& p,
+                           const std::map<std::string, uint64_t>& before_decode) {
   const decode_options& o = p.o;
   const vp::run_result& r = rep.run;
-  // With a prompt the run's traffic is the prompt's and the tokens': the
-  // per-token figures and the achieved bandwidth of the tokens would be
-  // wrong, so only the whole run's bytes are reported.
-  const bool per_token = o.prompt_tokens == 0;
+  // With a prompt, the tokens' figures are the run's after the prompt's
+  // end marker (its counters in before_decode).
   double decode_bytes = 0;
   for (const auto& [cls, j] : r.memory["ddr"]["bandwidth"]["classes"].items()) {
     const uint64_t bytes = j.value("bytes", uint64_t{0});
     rep.ddr_bytes[cls] = bytes;
-    if (cls != "host") {
-      if (per_token) rep.ddr_bytes_per_token[cls] = double(bytes) / o.tokens;
-      decode_bytes += double(bytes);
+    const auto prompt = before_decode.find(cls);
+    const uint64_t tokens_bytes = bytes - (prompt != before_decode.end() ? prompt->second : 0);
+    if (cls != "host" && o.tokens != 0) {
+      rep.ddr_bytes_per_token[cls] = double(tokens_bytes) / o.tokens;
+      decode_bytes += double(tokens_bytes);
     }
   }
   double lat = 0, bound = 0;
@@ -740,7 +873,7 @@ void collect_ddr_and_bound(decode_report& rep, const llm::model_config& m, const
     bound += rep.bound.back().bound_seconds * 1e9;
     lat += rep.latency_ns[t];
   }
-  if (lat > 0 && per_token) rep.achieved_gbps = decode_bytes / lat;
+  if (lat > 0) rep.achieved_gbps = decode_bytes / lat;
   if (bound > 0) rep.bound_ratio = lat / bound;
   // DRAM energy: a class's own activates and bursts plus its share of
   // background and refresh (memory-ddr.md, Energy).
@@ -750,10 +883,12 @@ void collect_ddr_and_bound(decode_report& rep, const llm::model_config& m, const
     for (const auto& [cls, j] : ddr["dram"]["classes"].items()) {
       if (cls == "host") continue;
       const double mj = j.value("energy_mj", 0.0);
-      if (per_token) rep.dram_mj_per_token[cls] = mj / o.tokens;
+      if (o.prompt_tokens == 0) rep.dram_mj_per_token[cls] = mj / o.tokens;
       total_mj += mj;
     }
-    if (decode_bytes > 0) rep.dram_pj_per_bit = total_mj * 1e9 / (decode_bytes * 8);
+    // The energy is the whole run's: per bit only without a prompt.
+    if (decode_bytes > 0 && o.prompt_tokens == 0)
+      rep.dram_pj_per_bit = total_mj * 1e9 / (decode_bytes * 8);
   }
 }
 
@@ -785,7 +920,8 @@ decode_report run_decode(const config::platform_config& base, const llm::model_c
   rep.tokens = o.tokens;
   rep.ring_cap = o.ring_cap;
   std::vector<double> done_ns;
-  rep.run = simulate(p.cfg, o, done_ns);
+  prefill_marks marks;
+  rep.run = simulate(p.cfg, o, done_ns, marks);
   rep.wall_time_s = rep.run.wall_time_s;
   if (rep.run.exit_code != 0) return rep;
   collect_tokens(rep, o.tokens);
@@ -795,9 +931,14 @@ decode_report run_decode(const config::platform_config& base, const llm::model_c
     rep.cpu_busy_ns.push_back(static_cast<double>(n) * p.cfg.cpu.cycles_per_instruction * 1e3 /
                               p.cfg.cpu.clock_mhz);
   if (o.per_layer) rep.parts = part_times(rep.run, done_ns, o.tokens);
-  if (o.reference_seed != 0) compare_with_reference(rep, m, p, ref, ids);
+  if (o.reference_seed != 0) {
+    compare_with_reference(rep, m, p, ref, ids);
+    rep.logits = g_logits.bf16;
+    rep.kv_rings = g_logits.rings;
+  }
   collect_engines(rep, p.cfg);
-  collect_ddr_and_bound(rep, m, p);
+  collect_ddr_and_bound(rep, m, p, marks.end.ddr_bytes);
+  if (o.prompt_tokens != 0) collect_prefill(rep, m, p, marks);
   return rep;
 }
 
@@ -813,9 +954,19 @@ std::string decode_report::text() const {
     s << "  " << std::left << std::setw(9) << p.name << std::right << std::fixed
       << std::setprecision(1) << std::setw(10) << p.ns / 1e3 << " us " << std::setprecision(0)
       << std::setw(6) << p.instructions << " instructions\n";
-  if (ttft_ns > 0)
-    s << "  prefill: time to first token " << std::fixed << std::setprecision(3) << ttft_ns / 1e6
-      << " ms\n";
+  if (ttft_ns > 0) {
+    const prefill_report& f = prefill;
+    s << "  prefill: " << f.prompt << " prompt tokens in chunks of " << f.chunk
+      << ", time to first token " << std::fixed << std::setprecision(3) << ttft_ns / 1e6
+      << " ms, " << std::setprecision(1) << f.tokens_per_s << " tokens/s\n";
+    s << std::setprecision(2) << "  prefill: GEMM MAC utilisation " << 100 * f.gemm_utilisation
+      << " %, NPU " << 100 * f.npu_utilisation << " %, " << f.instructions
+      << " instructions, bound " << std::setprecision(3) << f.bound.bound_seconds * 1e3
+      << " ms (" << (f.bound.memory_bound ? "memory" : "compute") << "-bound), ttft / bound "
+      << std::setprecision(2) << f.bound_ratio << "\n";
+    for (const auto& [c, v] : f.ddr_bytes)
+      if (v != 0) s << "  prefill: DDR " << c << " " << v << " bytes\n";
+  }
   if (prompt_cosine != 0)
     s << "  last prompt token's logits against the reference: cosine " << std::setprecision(6)
       << prompt_cosine << " (KV formats as the platform's), " << prompt_cosine_exact
@@ -840,9 +991,6 @@ std::string decode_report::text() const {
       << " clocks\n";
   for (const auto& [c, v] : ddr_bytes_per_token)
     s << "  DDR " << c << ": " << std::setprecision(0) << v << " bytes/token\n";
-  if (ttft_ns > 0)
-    for (const auto& [c, v] : ddr_bytes)
-      s << "  DDR " << c << ": " << v << " bytes in the run (prompt and tokens)\n";
   if (!dram_mj_per_token.empty()) {
     double mj = 0;
     for (const auto& [c, v] : dram_mj_per_token) mj += v;

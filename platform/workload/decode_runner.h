@@ -16,6 +16,7 @@
 #include "platform/workload/llm/ddr_plan.h"
 #include "platform/workload/llm/model_config.h"
 #include "platform/workload/llm/roofline.h"
+#include "platform/workload/llm/weight_image.h"
 
 namespace pccx::workload {
 
@@ -41,6 +42,9 @@ struct decode_options {
   // logits are compared with llm::reference_decoder. Needs
   // simulation.mode=functional and a small model.
   uint64_t reference_seed = 0;
+  // With reference_seed: DDR contents written after the reference's inputs
+  // (e.g. another run's KV rings, to decode from a cache written directly).
+  std::vector<llm::blob> ddr_overrides;
   // Empty: the decode program runs as host code. Else the path of its
   // AArch64 ELF (the board's binary, firmware/aarch64/programs/
   // gemma_decode.elf in the build), run on the instruction-set simulator.
@@ -65,13 +69,36 @@ struct block_addresses {
   llm::planned_matrix rotation;          // H / sqrt(d) in the plan's F parts (rotated KV formats)
   std::vector<uint8_t> weight_channels;  // the GEMV's weight FIFOs (npu.gemv.weight_fifos)
   uint32_t l2_words = 0;                 // npu.l2.words (0: the firmware's default)
+  uint64_t prefill_scratch = 0;          // chunk > 1: chunk x GD_SCRATCH_BYTES of staging
+  uint32_t ffn_part = 0;                 // chunk > 1: FFN columns per GEMM slice
 };
+
+// The most prompt rows a chunk of the decode program's prefill takes: the
+// GEMM's activation buffer (npu.gemm.act_buffer_bytes over the widest
+// K-part), the L2 after the decode's layout (the rows' buffers,
+// gd_plan_prefill_l2) and GD_MAX_CHUNK; a prompt's chunk 0 means this.
+uint32_t prefill_chunk_limit(const config::platform_config& cfg, const llm::model_config& m,
+                             const decode_options& o);
 
 // Token ids a run decodes when none are given: (7919 t + 2) mod vocab.
 std::vector<uint32_t> default_token_ids(const llm::model_config& m, uint32_t n);
 
 struct engine_time {
   uint64_t busy = 0, idle = 0, stall = 0;  // core clocks; stall: the engine's stall counters
+};
+
+// The prompt's share of a run with a prompt, between the markers "decode:
+// prefill" and "decode: prefill end" (counters and DDR bytes read at both).
+struct prefill_report {
+  uint32_t prompt = 0, chunk = 0;
+  double ttft_ns = 0;
+  double tokens_per_s = 0;  // prompt / ttft
+  uint64_t gemm_macs = 0, macs = 0, cycles = 0, instructions = 0;
+  double gemm_utilisation = 0;  // gemm_macs / (GEMM peak x cycles)
+  double npu_utilisation = 0;   // macs / ((GEMV + GEMM peak) x cycles)
+  std::map<std::string, uint64_t> ddr_bytes;  // per class
+  llm::roofline bound;                        // llm::prefill_roofline of the run's tiling
+  double bound_ratio = 0;                     // ttft / bound
 };
 
 struct decode_report {
@@ -103,7 +130,12 @@ struct decode_report {
   // With a prompt: its time to first token (the prefill's markers) and the
   // cosines of its last token's logits (through the formats, exact).
   double ttft_ns = 0;
+  prefill_report prefill;
   double prompt_cosine = 0, prompt_cosine_exact = 0;
+  // With reference_seed: the logits of every slot as read back (BF16 bits)
+  // and the KV rings' regions at the end of the run.
+  std::vector<std::vector<uint16_t>> logits;
+  std::vector<llm::blob> kv_rings;
   double wall_time_s = 0;
   vp::run_result run;
   std::string text() const;  // a human-readable summary

@@ -5,6 +5,7 @@
 #include <sstream>
 
 #include "models/memory/ddr/ddr_capacity.h"
+#include "platform/workload/decode_runner.h"
 
 namespace pccx::workload {
 
@@ -39,7 +40,16 @@ prefill_plan_report plan_prefill_on(const config::platform_config& cfg, const ll
   const std::string problem = llm::check_kv_formats(m, kvf);
   if (!problem.empty()) throw std::invalid_argument(problem);
   prefill_plan_report r;
-  r.plan = llm::plan_prefill(m, kvf, o, cfg.npu.gemm);
+  decode_options d;
+  d.context = 0;
+  d.prompt_tokens = o.prompt;
+  d.tokens = o.generated;
+  d.ring_cap = o.ring_cap;
+  d.sinks = o.sinks;
+  r.program_chunk_limit = prefill_chunk_limit(cfg, m, d);
+  llm::prefill_options po = o;
+  if (po.chunk == 0) po.chunk = std::min(r.program_chunk_limit, po.prompt);
+  r.plan = llm::plan_prefill(m, kvf, po, cfg.npu.gemm);
   // A chunk's rows attend up to chunk - 1 keys older than its last row's
   // window, so the window rings hold them too.
   r.ddr = llm::plan_ddr(m, cfg, r.plan.ring_cap, r.plan.chunk - 1);
@@ -59,7 +69,8 @@ std::string prefill_plan_report::text(const llm::model_config& m) const {
   s << "prefill plan: " << m.name << ", P = " << grouped(p.options.prompt) << " prompt tokens\n";
   s << "  chunk: " << grouped(p.chunk) << " rows of at most " << grouped(p.chunk_limit)
     << " (npu.gemm.act_buffer_bytes " << grouped(p.gemm.act_buffer_bytes)
-    << " over the widest K-part), " << grouped(p.chunks)
+    << " over the widest K-part; the decode program's L2 and GD_MAX_CHUNK take "
+    << grouped(program_chunk_limit) << "), " << grouped(p.chunks)
     << " chunks: every matrix's weights are streamed " << grouped(p.chunks) << " times\n";
   s << "  GEMM instructions: " << grouped(p.gemm_instructions) << " a chunk, "
     << grouped(p.gemm_instructions * p.chunks) << " in all\n";
@@ -108,6 +119,7 @@ nlohmann::json prefill_plan_report::json(const llm::model_config& m) const {
   j["generated_tokens"] = p.options.generated;
   j["chunk"] = p.chunk;
   j["chunk_limit"] = p.chunk_limit;
+  j["program_chunk_limit"] = program_chunk_limit;
   j["chunks"] = p.chunks;
   j["ring_cap"] = p.ring_cap;
   j["sinks"] = p.options.sinks;

@@ -22,6 +22,7 @@ struct prefill_plan_report {
   llm::roofline bound;
   double ddr_bytes_per_second = 0;
   double gemm_macs_per_second = 0;
+  uint32_t program_chunk_limit = 0;  // prefill_chunk_limit: what the decode program takes
 
   // The summary, then the entry matrices and one layer of each storing kind.
   std::string text(const llm::model_config& m) const;

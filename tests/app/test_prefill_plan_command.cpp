@@ -15,19 +15,30 @@ std::string model(const std::string& name) {
 }
 
 TEST_F(PrefillPlan, TheChunkFollowsTheActivationBuffer) {
+  // By default the chunk the decode program takes: its rows' buffers in the
+  // L2 after the decode's layout leave room for 15.
+  const auto dflt =
+      vp({"prefill-plan", "--model", model("gemma3n-e4b"), "--prompt-tokens", "1024"});
+  ASSERT_EQ(dflt.exit_code, 0) << describe(dflt);
+  EXPECT_TRUE(contains(dflt.out, "chunk: 15 rows of at most 191")) << dflt.out;
+  EXPECT_TRUE(contains(dflt.out, "the decode program's L2 and GD_MAX_CHUNK take 15), 69 chunks"))
+      << dflt.out;
+  EXPECT_TRUE(contains(dflt.out, "memory-bound")) << dflt.out;
+  // The engine's own bound, asked for: 191 rows.
   const auto r = vp({"prefill-plan", "--model", model("gemma3n-e4b"), "--prompt-tokens", "1024",
-                     "--json", "p.json"});
+                     "--chunk", "191", "--json", "p.json"});
   ASSERT_EQ(r.exit_code, 0) << describe(r);
   EXPECT_TRUE(contains(r.out, "chunk: 191 rows of at most 191")) << r.out;
   EXPECT_TRUE(contains(r.out, "6 chunks: every matrix's weights are streamed 6 times")) << r.out;
-  EXPECT_TRUE(contains(r.out, "GEMM instructions: 464 a chunk, 2,784 in all")) << r.out;
+  EXPECT_TRUE(contains(r.out, "GEMM instructions: 634 a chunk, 3,804 in all")) << r.out;
   EXPECT_TRUE(contains(r.out, "compute-bound")) << r.out;
-  // The local rings hold the window and a chunk's 190 older keys.
+  // The local rings hold the window and a chunk's 190 newer keys.
   EXPECT_TRUE(contains(r.out, "kv.local 702 records (window 512 + 190), kv.global 1,024 records"))
       << r.out;
   const json j = json::parse(read_file(path("p.json")));
   EXPECT_EQ(j["chunk"], 191);
   EXPECT_EQ(j["chunks"], 6);
+  EXPECT_EQ(j["program_chunk_limit"], 15);
   // 4 entry matrices, 20 storing layers of 12, 15 sharing layers of 10.
   EXPECT_EQ(j["matrices"].size(), 4u + 20 * 12 + 15 * 10);
   for (const auto& mtx : j["matrices"]) {
@@ -37,10 +48,12 @@ TEST_F(PrefillPlan, TheChunkFollowsTheActivationBuffer) {
   }
   // Half the buffer: 524,288 / 5,472 = 95 rows, 11 chunks, 11 weight passes.
   const auto half = vp({"prefill-plan", "--model", model("gemma3n-e4b"), "--prompt-tokens", "1024",
-                        "--set", "npu.gemm.act_buffer_bytes=524288", "--json", "h.json"});
+                        "--chunk", "95", "--set", "npu.gemm.act_buffer_bytes=524288", "--json",
+                        "h.json"});
   ASSERT_EQ(half.exit_code, 0) << describe(half);
   const json h = json::parse(read_file(path("h.json")));
   EXPECT_EQ(h["chunk"], 95);
+  EXPECT_EQ(h["chunk_limit"], 95);
   EXPECT_EQ(h["chunks"], 11);
   EXPECT_GT(h["bytes"]["weights"].get<double>(), 1.8 * j["bytes"]["weights"].get<double>());
 }

@@ -88,32 +88,29 @@ void gd_attention_shapes(const gd_block_layer* ly) {
   uca_memset(1, W_VALUES, (uint16_t)G, (uint16_t)hd, (uint16_t)span);
 }
 
-/* Q of the input norm: per-head norm, RoPE (the q scale is in the tables). */
-static int project_q(const gd_block_layer* ly, uint32_t tables) {
+/* Q's per-head norms and RoPE (the q scale is in the tables), in place. */
+int gd_q_finish(const gd_block_layer* ly, uint32_t q, uint32_t tables) {
   const uint32_t hd = gd_m.head_dim;
-  if (gd_gemv_matrix(&ly->matrices[GD_Q], gd_a.q, gd_a.xn, F_D, W_Q) != 0) return -1;
   if (gd_m.flags & GD_F_QK_NORM) {
     if (gd_load(ly->vectors[GD_V_Q_NORM], 2u * hd, gd_a.gamma_d, F_HD, PCCX_DMA_CLASS_WEIGHTS) != 0)
       return -1;
-    head_norms(gd_a.q, gd_m.heads, gd_a.gamma_d);
+    head_norms(q, gd_m.heads, gd_a.gamma_d);
   }
-  rope(gd_a.q, gd_a.qr, gd_m.heads, tables);
+  rope(q, gd_a.qr, gd_m.heads, tables);
   return 0;
 }
 
-/* K and V of a storing layer (norms, RoPE on K), appended to its ring. */
-static int append_kv(const gd_block_layer* ly, uint32_t k_tables) {
+/* K's and V's norms, RoPE on K, in place; then their appends to the ring
+ * at its newest position. */
+int gd_kv_finish(const gd_block_layer* ly, uint32_t k, uint32_t v, uint32_t k_tables) {
   const uint32_t hd = gd_m.head_dim;
-  if (gd_gemv_matrix(&ly->matrices[GD_K], gd_a.k_, gd_a.xn, F_D, W_KV) != 0 ||
-      gd_gemv_matrix(&ly->matrices[GD_V], gd_a.v, gd_a.xn, F_D, W_KV) != 0)
-    return -1;
   if (gd_m.flags & GD_F_QK_NORM) {
     if (gd_load(ly->vectors[GD_V_K_NORM], 2u * hd, gd_a.gamma_d, F_HD, PCCX_DMA_CLASS_WEIGHTS) != 0)
       return -1;
-    head_norms(gd_a.k_, gd_m.kv_heads, gd_a.gamma_d);
+    head_norms(k, gd_m.kv_heads, gd_a.gamma_d);
   }
-  rope(gd_a.k_, gd_a.kr, gd_m.kv_heads, k_tables);
-  if (gd_m.flags & GD_F_V_NORM) head_norms(gd_a.v, gd_m.kv_heads, PCCX_OPS_NONE);
+  rope(k, gd_a.kr, gd_m.kv_heads, k_tables);
+  if (gd_m.flags & GD_F_V_NORM) head_norms(v, gd_m.kv_heads, PCCX_OPS_NONE);
   const pccx_kv_handle* h = &gd_m.kv[ly->ring];
   for (uint32_t head = 0; head < gd_m.kv_heads; ++head)
     for (int is_v = 0; is_v < 2; ++is_v) {
@@ -122,19 +119,24 @@ static int append_kv(const gd_block_layer* ly, uint32_t k_tables) {
         return gd_fail_msg("no append slot", GD_EXIT_KV);
       const uint32_t bytes = is_v ? h->v_record_bytes : h->k_record_bytes;
       if (gd_submit(PCCX_DMA_ACP_RESULT, slot, bytes, PCCX_DMA_CLASS_KV_WRITE) != 0) return -1;
-      uca_memcpy(PCCX_ROUTE_KV_APPEND, (uint32_t)is_v,
-                 (is_v ? gd_a.v : gd_a.k_) + head * words_of(hd), F_HD, 0);
+      uca_memcpy(PCCX_ROUTE_KV_APPEND, (uint32_t)is_v, (is_v ? v : k) + head * words_of(hd), F_HD,
+                 0);
     }
   return 0;
 }
 
-/* Every KV head; *attn is where the heads' outputs are. Rotated KV: the
- * records hold H k / sqrt(d); rotate the queries the same way, and rotate
- * the outputs back (H / sqrt(d) is its own inverse). */
-static int heads(const gd_block_layer* ly, uint32_t* attn) {
-  uint32_t q = gd_a.q;
+uint32_t gd_rope_tables(const gd_block_layer* ly, int for_k) {
+  const uint32_t tables = gd_a.rope + (ly->global ? 2u : 0u) * gd_a.rope_words;
+  return for_k && gd_m.q_scale != 1.0f ? tables + 4u * gd_a.rope_words : tables;
+}
+
+/* Every KV head of the queries at q; *attn is where the heads' outputs
+ * are (gd_a.attn, or gd_a.attn2 rotated back). Rotated KV: the records hold
+ * H k / sqrt(d); rotate the queries the same way, and rotate the outputs
+ * back (H / sqrt(d) is its own inverse). */
+int gd_heads(const gd_block_layer* ly, uint32_t q, uint32_t* attn) {
   if (gd_m.flags & GD_F_ROTATED_K) {
-    if (gd_gemv_matrix(&gd_m.rotation, gd_a.qrot, gd_a.q, F_ATTN, W_ROT) != 0) return -1;
+    if (gd_gemv_matrix(&gd_m.rotation, gd_a.qrot, q, F_ATTN, W_ROT) != 0) return -1;
     q = gd_a.qrot;
   }
   for (uint32_t head = 0; head < gd_m.kv_heads; ++head)
@@ -150,12 +152,16 @@ static int heads(const gd_block_layer* ly, uint32_t* attn) {
 /* *out = x + norm(W_o attn) of the input norm in xn: Q (norm, RoPE, scale
  * in the tables), K and V of a storing layer, the heads, the projection. */
 int gd_attention(const gd_block_layer* ly, uint32_t x, uint32_t* out) {
-  const uint32_t tables = gd_a.rope + (ly->global ? 2u : 0u) * gd_a.rope_words;
-  const uint32_t k_tables = gd_m.q_scale != 1.0f ? tables + 4u * gd_a.rope_words : tables;
   uint32_t attn = 0;
-  if (project_q(ly, tables) != 0) return -1;
-  if (ly->stores_kv && append_kv(ly, k_tables) != 0) return -1;
-  if (heads(ly, &attn) != 0) return -1;
+  if (gd_gemv_matrix(&ly->matrices[GD_Q], gd_a.q, gd_a.xn, F_D, W_Q) != 0 ||
+      gd_q_finish(ly, gd_a.q, gd_rope_tables(ly, 0)) != 0)
+    return -1;
+  if (ly->stores_kv &&
+      (gd_gemv_matrix(&ly->matrices[GD_K], gd_a.k_, gd_a.xn, F_D, W_KV) != 0 ||
+       gd_gemv_matrix(&ly->matrices[GD_V], gd_a.v, gd_a.xn, F_D, W_KV) != 0 ||
+       gd_kv_finish(ly, gd_a.k_, gd_a.v, gd_rope_tables(ly, 1)) != 0))
+    return -1;
+  if (gd_heads(ly, gd_a.q, &attn) != 0) return -1;
   const uint32_t a = gd_a.ao + 1u;
   if (gd_gemv_matrix(&ly->matrices[GD_O], a, attn, F_ATTN, W_O) != 0 ||
       gd_norm_h(ly->vectors[GD_V_POST_ATTN_NORM], a, a) != 0)

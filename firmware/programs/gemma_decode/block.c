@@ -46,6 +46,8 @@ static void read_header(const gd_block_header* h) {
   gd_m.tokens = h->tokens;
   gd_m.prompt = h->prompt;
   gd_m.chunk = h->chunk;
+  gd_m.prefill_scratch = h->prefill_scratch;
+  gd_m.ffn_part = h->ffn_part;
   gd_m.context = h->context;
   gd_m.lm_tile = h->lm_tile;
   gd_m.rings = h->rings;

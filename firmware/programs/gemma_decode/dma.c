@@ -96,6 +96,30 @@ int gd_stream_row(const gd_block_matrix* m, uint32_t r) {
   return gd_submit(gd_m.wch[0], at, m->record_bytes, PCCX_DMA_CLASS_WEIGHTS);
 }
 
+/* The weights of a GEMM over columns [n0, n0 + n) and inputs [k0, k0 + k)
+ * of a matrix, cut from its row records on HP0 (even columns) and HP1
+ * (odd), CLASS weights (docs/models/gemm.md, "Weight stream"). */
+int gd_stream_gemm(const gd_block_matrix* m, uint32_t n0, uint32_t n, uint32_t k0, uint32_t k) {
+  pccx_dma_records r;
+  for (unsigned f = 0; f < GD_MAX_WEIGHT_STREAMS; ++f) r.part[f] = m->part[f];
+  r.parts = m->parts;
+  r.record_bytes = m->record_bytes;
+  r.scaled = gd_m.weight_scales;
+  for (unsigned ch = PCCX_DMA_HP0; ch <= PCCX_DMA_HP1; ++ch) {
+    if (make_room(ch, 2u) != 0) return -1;
+    if (g_class[ch] != PCCX_DMA_CLASS_WEIGHTS) {
+      pccx_dma_set_class(ch, PCCX_DMA_CLASS_WEIGHTS);
+      g_class[ch] = PCCX_DMA_CLASS_WEIGHTS;
+    }
+  }
+  const int pushed = pccx_dma_submit_gemm_weights(&r, n0, n, k0, k, 1u);
+  if (pushed < 0)
+    return gd_fail_msg("the GEMM's weights cannot be cut from the records", GD_EXIT_DMA);
+  for (unsigned ch = PCCX_DMA_HP0; ch <= PCCX_DMA_HP1 && ch < n; ++ch)
+    g_outstanding[ch] += (uint32_t)pushed;
+  return 0;
+}
+
 /* One KV stream (layer, head, K|V) split over the weight channels. */
 int gd_stream_kv(const pccx_kv_handle* h, uint32_t index, uint32_t head, int is_value) {
   unsigned pushed[GD_MAX_WEIGHT_STREAMS] = {0u, 0u, 0u, 0u};

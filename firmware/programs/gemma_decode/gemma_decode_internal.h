@@ -11,6 +11,7 @@
  *   attention.c  Q/K/V, KV appends, the heads and the output projection
  *   ffn.c        the FFN, with the gaussian cutoff of a sparse layer
  *   lm_head.c    the LM head, tile by tile
+ *   prefill.c    the prompt in chunks, the matrices on the GEMM
  * Everything a file shares is named gd_*: the program is linked into pccx-vp
  * next to the other programs. */
 #ifndef GEMMA_DECODE_INTERNAL_H
@@ -104,6 +105,8 @@ typedef struct {
   uint32_t layers, hidden, heads, kv_heads, head_dim, vocab, tokens, context, lm_tile, rings, eps,
       flags;
   uint32_t prompt, chunk; /* P prompt tokens (ids 0..P-1) prefilled, C rows a chunk */
+  uint64_t prefill_scratch; /* a chunk's staging, GD_SCRATCH_BYTES a row */
+  uint32_t ffn_part;        /* FFN columns per GEMM slice */
   uint64_t scratch, logits, embed_table, final_norm;
   uint32_t logits_stride;
   uint32_t l2_words;                   /* the NPU's L2, words */
@@ -150,11 +153,21 @@ float gd_inv_freq(uint32_t i);
 /* The L2 layout, the norm constants, the shapes and the constants; 0 or
  * the exit code. */
 int gd_setup(void);
+/* The layout's inputs from the block. */
+gd_l2_shape gd_l2_shape_of_model(void);
+/* The softcap's slot word in front of every logits tile. */
+void gd_set_logit_slots(void);
 
 /* ---- stage.c ---- */
 
 /* The token's embedding rows and the RoPE tables of its position, into L2. */
 int gd_stage_token(uint32_t tok, uint32_t pos);
+/* Its parts: the CPU's rows and tables into the DDR staging at `base`
+ * (laid out as the scratch), the rows' loads into L2 (the embedding into
+ * xs_active, the per-layer rows into pli) and the tables' into gd_a.rope. */
+void gd_stage_cpu(uint32_t tok, uint32_t pos, uint64_t base);
+int gd_load_rows(uint64_t base, uint32_t xs_active, uint32_t pli);
+int gd_load_rope(uint64_t base);
 
 /* ---- cpu_math.c ---- */
 
@@ -170,6 +183,7 @@ int gd_submit(unsigned ch, uint64_t addr, uint32_t bytes, unsigned cls);
 int gd_stream_rows(const gd_block_matrix* m, uint32_t r0, uint32_t n);
 int gd_stream_row(const gd_block_matrix* m, uint32_t r);
 int gd_stream_kv(const pccx_kv_handle* h, uint32_t index, uint32_t head, int is_value);
+int gd_stream_gemm(const gd_block_matrix* m, uint32_t n0, uint32_t n, uint32_t k0, uint32_t k);
 /* uca_sync, then every DMA status. */
 int gd_finish_token(void);
 
@@ -213,7 +227,20 @@ int gd_exit_streams(void);
 int gd_layer(uint32_t li);
 void gd_attention_shapes(const gd_block_layer* ly);
 int gd_attention(const gd_block_layer* ly, uint32_t x, uint32_t* out);
+/* The attention's parts, for the prefill's rows (the decode's buffers
+ * otherwise): RoPE tables of the layer (for K: separate when the q scale
+ * is not 1), Q's norms and RoPE, K's and V's with the appends, the heads. */
+uint32_t gd_rope_tables(const gd_block_layer* ly, int for_k);
+int gd_q_finish(const gd_block_layer* ly, uint32_t q, uint32_t tables);
+int gd_kv_finish(const gd_block_layer* ly, uint32_t k, uint32_t v, uint32_t k_tables);
+int gd_heads(const gd_block_layer* ly, uint32_t q, uint32_t* attn);
 int gd_ffn(const gd_block_layer* ly, uint32_t ffn_in);
 int gd_lm_head(uint32_t token);
+
+/* ---- prefill.c ---- */
+
+/* The prompt in chunks of gd_m.chunk rows on the GEMM (chunk > 1); 0 or
+ * the exit code. */
+int gd_prefill_chunks(void);
 
 #endif /* GEMMA_DECODE_INTERNAL_H */

@@ -162,6 +162,12 @@ static int decode_token(uint32_t t) {
  * token), "decode: prompt <t>" ... per token. */
 static int prefill(void) {
   pccx_simctl_marker("decode: prefill");
+  if (gd_m.chunk > 1u) {
+    const int rc = gd_prefill_chunks();
+    if (rc != 0) return rc;
+    pccx_simctl_marker("decode: prefill end");
+    return 0;
+  }
   for (uint32_t t = 0; t < gd_m.prompt; ++t) {
     token_span s;
     const int rc = run_token("prompt ", t, t, t + 1u == gd_m.prompt ? 0 : -1, &s);

@@ -5,9 +5,7 @@
 gd_l2 gd_a;
 pccx_rmsnorm_ws gd_ws_h, gd_ws_d, gd_ws_p;
 
-/* The layout of pccx_gemma_decode_l2.h from the block's dimensions, the
- * widest FFN and the longest span; GD_EXIT_L2_FIT when it does not fit. */
-static int plan_l2(void) {
+gd_l2_shape gd_l2_shape_of_model(void) {
   uint32_t ffn_max = 0, span_max = 0;
   int any_sparse = 0;
   for (uint32_t l = 0; l < gd_m.layers; ++l) {
@@ -19,7 +17,14 @@ static int plan_l2(void) {
   const gd_l2_shape shape = {gd_m.hidden, gd_m.heads,   gd_m.kv_heads, gd_m.head_dim, gd_m.streams,
                              gd_m.layers, gd_m.ple_dim, gd_m.laurel,   gd_m.vocab,    gd_m.lm_tile,
                              ffn_max,     span_max,     any_sparse};
-  if (gd_plan_l2(&shape, &gd_a) > gd_m.l2_words || span_max > SHAPE_MAX)
+  return shape;
+}
+
+/* The layout of pccx_gemma_decode_l2.h from the block's dimensions, the
+ * widest FFN and the longest span; GD_EXIT_L2_FIT when it does not fit. */
+static int plan_l2(void) {
+  const gd_l2_shape shape = gd_l2_shape_of_model();
+  if (gd_plan_l2(&shape, &gd_a) > gd_m.l2_words || shape.span_max > SHAPE_MAX)
     return gd_fail_msg("the activations do not fit L2 (or an attention span exceeds 65535)",
                        GD_EXIT_L2_FIT);
   return 0;
@@ -114,9 +119,13 @@ static int stage_constants(void) {
       gd_load(gd_m.scratch + S_MASKS, 256u, gd_a.masks, F_K16, PCCX_DMA_CLASS_HOST) != 0 ||
       gd_load(gd_m.scratch + S_ONES, 4096u, gd_a.bc_slot + 1u, F_ONES, PCCX_DMA_CLASS_HOST) != 0)
     return -1;
+  gd_set_logit_slots();
+  return 0;
+}
+
+void gd_set_logit_slots(void) {
   for (uint32_t t = 0; t < gd_a.tiles; ++t)
     copy_word(gd_a.logits + t * gd_a.tile_stride, kw(K_SOFTCAP));
-  return 0;
 }
 
 int gd_setup(void) {

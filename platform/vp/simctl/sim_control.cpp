@@ -83,6 +83,7 @@ void sim_control::b_transport(tlm::tlm_generic_payload& tx, sc_core::sc_time& de
       markers_.push_back(marker_);
       marker_times_ns_.push_back(trace::to_ns(now));
       marker_cpu_instructions_.push_back(cpu_instructions ? cpu_instructions() : 0);
+      marker_events.write({marker_, now});
       marker_.clear();
       break;
     case PCCX_SIMCTL_COUNTER_PUTC:

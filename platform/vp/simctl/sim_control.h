@@ -43,6 +43,13 @@ class sim_control : public sc_core::sc_module {
     sc_core::sc_time at;
   };
   trace::analysis_port<counter_sample> counters;
+  // Each marker as the firmware drops it (to read the platform's state at
+  // a point of the program, e.g. the end of a phase).
+  struct marker_record {
+    std::string text;
+    sc_core::sc_time at;
+  };
+  trace::analysis_port<marker_record> marker_events;
   static std::string register_name(uint64_t offset);
 
  private:

@@ -286,6 +286,8 @@ ddr_plan plan_ddr(const model_config& m, const kv_formats& kv, uint32_t max_toke
                                : derived_scratch(m, max_tokens, options.l2_words);
   lay.add("activations", "scratch", scratch,
           options.activation_scratch_bytes != 0 ? "set by plan_options" : "derived");
+  if (options.prefill_staging_bytes != 0)
+    lay.add("prefill_staging", "scratch", options.prefill_staging_bytes, "prefill chunk rows");
   lay.add("logits", "host", kBf16Bytes * m.vocab, grouped(m.vocab) + " x 2");
 
   p.end = lay.cursor();
@@ -308,7 +310,7 @@ kv_formats kv_formats_of(const model_config& m, const config::platform_config& p
 }
 
 ddr_plan plan_ddr(const model_config& m, const config::platform_config& platform,
-                  uint32_t max_tokens, uint32_t window_extra) {
+                  uint32_t max_tokens, uint32_t window_extra, uint64_t prefill_staging_bytes) {
   const auto& gemv = platform.npu.gemv;
   if (m.weights.scales && gemv.scale_group != m.weights.scale_group)
     throw std::invalid_argument(
@@ -319,6 +321,7 @@ ddr_plan plan_ddr(const model_config& m, const config::platform_config& platform
   o.weight_streams = static_cast<uint32_t>(gemv.weight_fifos.size());
   o.l2_words = platform.npu.l2.words;
   o.window_extra = window_extra;
+  o.prefill_staging_bytes = prefill_staging_bytes;
   return plan_ddr(m, kv, max_tokens, platform.memory_map.ddr_base, platform.memory_map.ddr_size, o);
 }
 

@@ -42,6 +42,9 @@ struct plan_options {
   // prefill chunk of C rows attends up to C - 1 keys older than the window
   // of its last row, so its rings hold window + C - 1.
   uint32_t window_extra = 0;
+  // A prefill's staging (chunk rows of the firmware's per-row scratch),
+  // after the activations; 0: none.
+  uint64_t prefill_staging_bytes = 0;
 };
 
 // A KV ring as the driver keeps it: cap records per stream, the sinks it
@@ -156,7 +159,8 @@ kv_formats kv_formats_of(const model_config& m, const config::platform_config& p
 // The same on a platform: memory_map.ddr_base/ddr_size, npu.kv.key/value,
 // the count of npu.gemv.weight_fifos and npu.l2.words.
 ddr_plan plan_ddr(const model_config& m, const config::platform_config& platform,
-                  uint32_t max_tokens, uint32_t window_extra = 0);
+                  uint32_t max_tokens, uint32_t window_extra = 0,
+                  uint64_t prefill_staging_bytes = 0);
 
 // The largest max_tokens for which plan_ddr succeeds (0 when not even one
 // token fits).

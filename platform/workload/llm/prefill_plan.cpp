@@ -8,8 +8,6 @@ namespace pccx::llm {
 
 namespace {
 
-// The 16-bit N field, in whole N-tiles.
-constexpr uint32_t kNSliceMax = 65535 / npu::kGemmTileN * npu::kGemmTileN;
 
 uint32_t ceil32(uint64_t v) {
   return static_cast<uint32_t>((v + npu::kGemmTileK - 1) / npu::kGemmTileK * npu::kGemmTileK);
@@ -51,10 +49,11 @@ uint64_t part_stream_bytes(uint32_t n, uint32_t k, bool scales) {
 uint64_t stream_bytes(const prefill_matrix& pm, bool scales) {
   uint64_t bytes = 0;
   const uint32_t N = pm.shape.rows, K = pm.shape.cols;
-  for (uint32_t n0 = 0; n0 < N; n0 += kNSliceMax)
+  for (uint32_t n0 = 0; n0 < N; n0 += pm.n_slice())
     for (uint32_t k0 = 0; k0 < K; k0 += pm.k_part)
-      bytes += part_stream_bytes(std::min(kNSliceMax, N - n0), std::min(pm.k_part, K - k0), scales);
-  return bytes;
+      bytes +=
+          part_stream_bytes(std::min(pm.n_slice(), N - n0), std::min(pm.k_part, K - k0), scales);
+  return pm.passes * bytes;
 }
 
 void check_model(const model_config& m) {
@@ -115,14 +114,29 @@ prefill_plan plan_prefill(const model_config& m, const kv_formats& f, const pref
     for (auto& s : layer_matrices(m, l)) shapes.push_back(std::move(s));
   p.last_token = exit_matrices(m);
 
-  // K-splits first: the widest part bounds the chunk.
+  // K-splits first: the widest part bounds the chunk. The FFN runs in
+  // slices of one width, the K-part of the widest down projection: gate and
+  // up by their columns, down by its inputs (the firmware's ffn_part).
   for (auto& s : shapes) {
     prefill_matrix pm;
     pm.shape = std::move(s);
     split_k(pm, scales, gemm.weight_block_bytes);
+    if (pm.shape.name == "ffn_down") p.ffn_part = std::max(p.ffn_part, pm.k_part);
     p.matrices.push_back(std::move(pm));
   }
-  if (p.matrices.empty()) throw prefill_plan_error(m.name + ": no matrix to run on the GEMM");
+  for (auto& pm : p.matrices) {
+    const bool ffn_in = pm.shape.name == "ffn_gate" || pm.shape.name == "ffn_up";
+    if (ffn_in && p.ffn_part != 0) pm.n_part = std::min(p.ffn_part, pm.shape.rows);
+    if (pm.shape.name == "ffn_down" && p.ffn_part != 0) {
+      pm.k_part = std::min(p.ffn_part, pm.shape.cols);
+      pm.k_parts = (pm.shape.cols + pm.k_part - 1) / pm.k_part;
+    }
+    // A sparse layer's gate runs twice: its statistics over the whole
+    // width first, then slice by slice with the cutoff.
+    if (pm.shape.name == "ffn_gate" && pm.shape.layer >= 0 &&
+        m.is_sparse_ffn(static_cast<uint32_t>(pm.shape.layer)))
+      pm.passes = 2;
+  }
   const prefill_matrix* widest = &*std::max_element(
       p.matrices.begin(), p.matrices.end(),
       [](const prefill_matrix& a, const prefill_matrix& b) { return a.k_part < b.k_part; });
@@ -154,12 +168,12 @@ prefill_plan plan_prefill(const model_config& m, const kv_formats& f, const pref
 
   uint64_t chunk_stream = 0, row_macs = 0;
   for (auto& pm : p.matrices) {
-    pm.group = npu::gemm_group_ntiles(gemm, p.chunk, std::min(pm.shape.rows, kNSliceMax), pm.k_part,
-                                      scales);
+    pm.group = npu::gemm_group_ntiles(gemm, p.chunk, std::min(pm.shape.rows, pm.n_slice()),
+                                      pm.k_part, scales);
     pm.stream_bytes = stream_bytes(pm, scales);
     chunk_stream += pm.stream_bytes;
-    row_macs += pm.shape.macs();
-    p.gemm_instructions += uint64_t{pm.k_parts} * ((pm.shape.rows + kNSliceMax - 1) / kNSliceMax);
+    row_macs += pm.passes * pm.shape.macs();
+    p.gemm_instructions += pm.gemms();
   }
   uint64_t last_records = 0;
   for (const auto& s : p.last_token) {
@@ -171,14 +185,13 @@ prefill_plan plan_prefill(const model_config& m, const kv_formats& f, const pref
   p.gemm_macs = uint64_t{o.prompt} * row_macs;
   p.kv_write_bytes = uint64_t{o.prompt} * kv_bytes_per_token(m, f);
 
+  // Each row attends on its own, against the ring as after its append:
+  // it reads the span it attends, per layer.
   const uint64_t per_layer_token = kv_bytes_per_token_per_layer(m, f);
   const uint64_t per_key = 2ull * m.attention.heads * m.attention.head_dim;
-  for (uint32_t c = 0; c < p.chunks; ++c) {
-    const uint64_t p0 = uint64_t{c} * p.chunk;
-    const uint32_t rows = static_cast<uint32_t>(std::min<uint64_t>(p.chunk, o.prompt - p0));
-    for (uint32_t l = 0; l < m.layers; ++l)
-      p.kv_read_bytes += chunk_attention_span(m, l, p0, rows, p.ring_cap) * per_layer_token;
-  }
+  for (uint32_t l = 0; l < m.layers; ++l)
+    for (uint64_t t = 0; t < o.prompt; ++t)
+      p.kv_read_bytes += std::min<uint64_t>(m.attention_span(l, t + 1), p.ring_cap) * per_layer_token;
   for (uint32_t l = 0; l < m.layers; ++l)
     for (uint64_t t = 0; t < o.prompt; ++t)
       p.attention_macs += per_key * std::min<uint64_t>(m.attention_span(l, t + 1), p.ring_cap);

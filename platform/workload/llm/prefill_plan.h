@@ -43,8 +43,14 @@ struct prefill_matrix {
   matrix_shape shape;
   uint32_t k_parts = 1;
   uint32_t k_part = 0;
+  uint32_t n_part = 0;  // columns per GEMM (0: the 16-bit N field's whole N-tiles)
+  uint32_t passes = 1;  // 2 for a sparse layer's gate (statistics, then the cutoff)
   uint32_t group = 1;         // the first N-group's N-tiles at M = chunk rows (widest part)
   uint64_t stream_bytes = 0;  // per chunk, both FIFOs, every part: scale beats and chunks
+  uint32_t n_slice() const { return n_part != 0 ? n_part : 65535u / 64u * 64u; }
+  uint64_t gemms() const {
+    return uint64_t{passes} * k_parts * ((shape.rows + n_slice() - 1) / n_slice());
+  }
 };
 
 struct prefill_plan {
@@ -53,6 +59,7 @@ struct prefill_plan {
   uint32_t chunks = 0;       // ceil(P / C)
   uint32_t chunk_limit = 0;  // the largest C the activation buffer holds
   uint32_t ring_cap = 0;     // as used
+  uint32_t ffn_part = 0;     // FFN columns per GEMM slice: the widest down projection's K-part
   config::gemm_config gemm;  // the limits the tiling follows
   // Per chunk, in order: the entry matrices (AltUp projections, the
   // per-layer projection) then every layer's.
@@ -64,7 +71,7 @@ struct prefill_plan {
   uint64_t gemm_instructions = 0;  // per chunk: the sum of k_parts
   uint64_t weight_bytes = 0;    // every chunk's streams, the rows the CPU reads, the last token's
   uint64_t kv_write_bytes = 0;  // every prompt token into every storing layer
-  uint64_t kv_read_bytes = 0;   // per chunk and layer, the span its rows attend together
+  uint64_t kv_read_bytes = 0;   // per row and layer, the span the row attends
   uint64_t gemm_macs = 0;       // P x the chunk matrices
   uint64_t gemv_macs = 0;       // the last token's matrices
   uint64_t attention_macs = 0;  // causal: each token against the keys it attends

@@ -47,10 +47,15 @@ TEST(PrefillPlan, GemmaAt1KTakesTheDownProjectionInThreeParts) {
   EXPECT_EQ(p.chunk_limit, 191u);
   EXPECT_EQ(p.chunk, 191u);
   EXPECT_EQ(p.chunks, 6u);  // 5 x 191 + 69
+  // The FFN runs in slices of W_down's part: gate and up in 3 column slices
+  // of at most 5,472 each, down in its 3 parts.
+  EXPECT_EQ(p.ffn_part, 5472u);
+  EXPECT_EQ(find(p, 0, "ffn_up").n_part, 5472u);
   // GEMMs per chunk: 3 AltUp projections + the per-layer projection, then 20
-  // storing layers of 12 matrices and 15 sharing layers of 10, each with two
-  // more for W_down's parts: 4 + 20 x 14 + 15 x 12.
-  EXPECT_EQ(p.gemm_instructions, 464u);
+  // storing layers of 12 matrices and 15 sharing layers of 10, each with six
+  // more for the FFN's slices, and the 10 sparse layers' gate a second time
+  // (its statistics first): 4 + 20 x 18 + 15 x 16 + 10 x 3.
+  EXPECT_EQ(p.gemm_instructions, 634u);
   // The first group at M = 191: 262,144 / (191 x 64) = 21 N-tiles fit the
   // accumulator and 4 hide the stream, but q's block is 32 x 1,040 = 33,280
   // bytes and only 3 fit the 131,072-byte block buffer.
@@ -61,18 +66,18 @@ TEST(PrefillPlan, GemmaAt1KTakesTheDownProjectionInThreeParts) {
   EXPECT_EQ(down.stream_bytes, 2ull * 1024 * (3 * 16 + 2 * 2752 + 2736));
   // KV: 1,024 tokens x 20 storing layers x 2 heads x (512 + 512) bytes.
   EXPECT_EQ(p.kv_write_bytes, 1024ull * 20 * 2048);
-  // KV read per chunk: a global layer the whole history with the chunk
-  // (191, 382, 573, 764, 955, 1,024: 3,889 tokens over the chunks), a local
-  // one the union of its rows' windows, min(p0 + rows, 511 + rows) (191, 382,
-  // 573, 702, 702, 580: 3,130); 2,048 bytes a token.
-  EXPECT_EQ(p.kv_read_bytes, (7ull * 3889 + 28ull * 3130) * 2048);
+  // KV read: each row attends on its own, a global layer's row t its t + 1
+  // keys (524,800 over the prompt), a local one's min(t + 1, 512) (131,328 +
+  // 512 x 512 = 393,472); 2,048 bytes a token.
+  EXPECT_EQ(p.kv_read_bytes, (7ull * 524800 + 28ull * 393472) * 2048);
   // Attention: per key 2 x 8 heads x 256; a global layer sum(t + 1) = 524,800
   // keys, a local one 131,328 + 512 x 512 = 393,472.
   EXPECT_EQ(p.attention_macs, (7ull * 524800 + 28ull * 393472) * 4096);
-  // The matrices: every one but the last token's, per row.
+  // The matrices: every one but the last token's, per row, and the sparse
+  // layers' gates twice (10 x 16,384 x 2,048 more).
   uint64_t exit_macs = 0;
   for (const auto& s : exit_matrices(m)) exit_macs += s.macs();
-  EXPECT_EQ(p.gemm_macs, 1024 * (weight_macs_per_token(m) - exit_macs));
+  EXPECT_EQ(p.gemm_macs, 1024 * (weight_macs_per_token(m) - exit_macs + 10ull * 16384 * 2048));
   EXPECT_EQ(p.gemv_macs, exit_macs);
 }
 
