@@ -49,7 +49,7 @@ run() {
   "$@"
 }
 
-# 1. The main job: the decode table of docs/results/results.md.
+# 1. The main job: the decode and prefill tables of docs/results/results.md.
 run "$exe" decode-table --sweep configs/sweeps/decode-table.json --out "$work/main" >/dev/null
 
 # 2. The what-if of results.md: the GEMV's weights over all four HP ports.
@@ -91,6 +91,9 @@ files=(
   "main/decode_table.csv decode_table.csv"
   "main/decode_table.json decode_table.json"
   "main/decode_table.md decode_table.md"
+  "main/prefill_table.csv prefill_table.csv"
+  "main/prefill_table.json prefill_table.json"
+  "main/prefill_table.md prefill_table.md"
   "weight-ports/decode_table.csv weight-ports/decode_table.csv"
   "weight-ports/decode_table.json weight-ports/decode_table.json"
   "weight-ports/decode_table.md weight-ports/decode_table.md"

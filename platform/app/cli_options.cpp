@@ -390,7 +390,8 @@ cli_options parse_cli(int argc, char** argv) {
   if (o.cmd == cli_options::command::decode) {
     if (o.model.empty()) throw cli_error("decode needs --model FILE");
     o.decode_tokens = vm.count("tokens") ? o.kv_tokens : 4;
-    if (o.decode_tokens == 0) throw cli_error("--tokens must be at least 1");
+    if (o.decode_tokens == 0 && o.prompt_tokens == 0)
+      throw cli_error("--tokens must be at least 1 (0 only after --prompt-tokens: the prompt alone)");
   }
   if (vm.count("prompt-tokens") && o.cmd != cli_options::command::prefill_plan &&
       o.cmd != cli_options::command::decode)

@@ -14,6 +14,7 @@
 #include "platform/vp/top/simulation.h"
 #include "platform/workload/cell_outputs.h"
 #include "platform/workload/decode_table.h"
+#include "platform/workload/prefill_table.h"
 
 namespace pccx::app {
 
@@ -44,6 +45,106 @@ decode_row finish_cell(const workload::decode_sweep& s, const workload::decode_c
   if (!why.empty()) return workload::failed_row(s, c, why);
   return workload::failed_row(
       s, c, "exit code " + std::to_string(code) + ": " + last_line(read_text(log)));
+}
+
+// A finished sample's document: the child's when it ran or does not fit,
+// else a failed one with the reason.
+nlohmann::json sample_document(const child_end& run, const std::string& json_path,
+                               const std::string& log) {
+  const std::string abnormal = run.abnormal();
+  if (!abnormal.empty()) return {{"status", "failed"}, {"error", abnormal}};
+  nlohmann::json doc;
+  std::error_code ec;
+  if (fs::exists(json_path, ec)) doc = nlohmann::json::parse(read_text(json_path), nullptr, false);
+  const std::string status = doc.is_object() ? doc.value("status", std::string()) : "";
+  const int code = run.exit_code();
+  if ((code == 0 && status == "ok") || (code == 2 && status == "does_not_fit")) return doc;
+  const std::string why = doc.is_object() ? doc.value("error", std::string()) : "";
+  return {{"status", "failed"},
+          {"error", !why.empty() ? why
+                                 : "exit code " + std::to_string(code) + ": " +
+                                       last_line(read_text(log))}};
+}
+
+// The prefill table's samples, each a child like a decode cell (with
+// --resume the complete ones are kept), then its rows; the number of rows
+// that failed.
+std::size_t run_prefill_table(const cli_options& opts, const workload::decode_table& decode,
+                              const std::string& dir, std::size_t jobs_requested) {
+  const auto cells = workload::prefill_cells(decode.sweep, decode.base);
+  if (cells.empty()) return 0;
+  const std::string cell_dir = dir + "/cells";
+  struct sample_job {
+    std::size_t cell, sample;
+    std::string id;
+    std::vector<std::string> args;
+    std::string fingerprint;
+  };
+  std::vector<sample_job> samples;
+  for (std::size_t c = 0; c < cells.size(); ++c)
+    for (std::size_t i = 0; i < cells[c].samples.size(); ++i) {
+      sample_job j{c, i, cells[c].sample_id(i), {}, {}};
+      j.args = workload::prefill_args(decode.sweep, cells[c], i, decode.base,
+                                      cell_dir + "/" + j.id + ".json");
+      if (opts.keep_outputs) j.args = workload::outputs_in(j.args, cell_dir + "/" + j.id);
+      j.fingerprint = command_fingerprint(j.args);
+      samples.push_back(std::move(j));
+    }
+  std::vector<nlohmann::json> docs(samples.size());
+  std::vector<std::size_t> to_run;
+  auto marker_of = [&](std::size_t k) { return cell_dir + "/" + samples[k].id + ".complete.json"; };
+  for (std::size_t k = 0; k < samples.size(); ++k) {
+    const auto record = opts.resume ? completed(marker_of(k), samples[k].fingerprint) : std::nullopt;
+    const nlohmann::json doc = record ? record->value("doc", nlohmann::json()) : nlohmann::json();
+    const std::string status = doc.is_object() ? doc.value("status", std::string()) : "";
+    if (status == "ok" || status == "does_not_fit")
+      docs[k] = doc;
+    else
+      to_run.push_back(k);
+  }
+  std::cerr << "pccx-vp: decode-table: prefill table: " << cells.size() << " cells, "
+            << samples.size() << " sampled chunks (" << to_run.size() << " to run)\n";
+  std::error_code ec;
+  std::size_t done = 0;
+  auto json_of = [&](std::size_t k) { return cell_dir + "/" + samples[k].id + ".json"; };
+  auto log_of = [&](std::size_t k) { return cell_dir + "/" + samples[k].id + ".log"; };
+  auto prepare = [&](std::size_t j) {
+    const std::size_t k = to_run[j];
+    fs::remove(marker_of(k), ec);
+    fs::remove(json_of(k), ec);
+    if (opts.keep_outputs) fs::create_directories(cell_dir + "/" + samples[k].id, ec);
+    return child_job{samples[k].args, log_of(k)};
+  };
+  auto finish = [&](std::size_t j, const child_end& end) {
+    const std::size_t k = to_run[j];
+    docs[k] = sample_document(end, json_of(k), log_of(k));
+    const std::string status = docs[k].value("status", std::string());
+    if (status == "ok" || status == "does_not_fit") {
+      mark_complete(marker_of(k), samples[k].fingerprint, {{"doc", docs[k]}});
+      fs::remove(log_of(k), ec);
+    }
+    char buf[64];
+    std::snprintf(buf, sizeof buf, " (%.1f s)", end.seconds);
+    std::cerr << "pccx-vp: [" << ++done << "/" << to_run.size() << "] " << samples[k].id << ": "
+              << status << buf << '\n';
+  };
+  run_children(to_run.size(), effective_jobs(jobs_requested, to_run.size()), prepare, finish);
+
+  workload::prefill_table table{decode.sweep, decode.base, {}};
+  std::size_t failed = 0;
+  for (std::size_t c = 0; c < cells.size(); ++c) {
+    std::vector<nlohmann::json> cell_docs;
+    for (std::size_t k = 0; k < samples.size(); ++k)
+      if (samples[k].cell == c) cell_docs.push_back(docs[k]);
+    table.rows.push_back(workload::prefill_cell_row(decode.sweep, decode.base, cells[c], cell_docs));
+    if (table.rows.back().state == decode_row::status::failed) ++failed;
+  }
+  const std::string md = workload::prefill_markdown(table);
+  write_output(dir, "prefill_table.md", md);
+  write_output(dir, "prefill_table.csv", workload::prefill_csv(table));
+  write_output(dir, "prefill_table.json", workload::prefill_json(table).dump(2) + "\n");
+  std::cout << '\n' << md;
+  return failed;
 }
 
 }  // namespace
@@ -181,6 +282,8 @@ int run_decode_table(const cli_options& opts) {
     }
   };
   run_children(to_run.size(), jobs, prepare, finish);
+  table.rows = rows;
+  failed += run_prefill_table(opts, table, dir, opts.jobs);
   const double wall = std::chrono::duration<double>(steady::now() - t0).count();
 
   table.rows = rows;

@@ -90,7 +90,13 @@ nlohmann::json to_json(const decode_report& r) {
                     {"npu_utilisation", f.npu_utilisation},
                     {"ddr_bytes", f.ddr_bytes},
                     {"bound", to_json(f.bound)},
-                    {"bound_ratio", f.bound_ratio}};
+                    {"bound_ratio", f.bound_ratio},
+                    {"exit",
+                     {{"ns", f.exit.ns},
+                      {"gemm_macs", f.exit.gemm_macs},
+                      {"macs", f.exit.macs},
+                      {"cycles", f.exit.cycles},
+                      {"ddr_bytes", f.exit.ddr_bytes}}}};
   }
   if (r.prompt_cosine != 0) {
     j["prompt_cosine"] = r.prompt_cosine;

@@ -668,7 +668,7 @@ counters_at read_counters(vp::platform_top& top) {
 
 // The prompt's markers (the prefill's start and end).
 struct prefill_marks {
-  counters_at start, end;
+  counters_at start, exit, end;
 };
 
 // Runs the decode program; with per_layer, done_ns gets the completion
@@ -702,11 +702,14 @@ vp::run_result simulate(const config::platform_config& cfg, const decode_options
     if (o.prompt_tokens != 0)
       top.simctl.marker_events.subscribe([&](const vp::sim_control::marker_record& m) {
         if (m.text == "decode: prefill") marks.start = read_counters(top);
+        if (m.text == "decode: prefill exit") marks.exit = read_counters(top);
         if (m.text == "decode: prefill end") marks.end = read_counters(top);
       });
   };
   return vp::run_simulation(cfg, fw, nullptr, setup);
 }
+
+double marker_span_ns(const vp::run_result& r, const std::string& a, const std::string& b);
 
 // The prompt's figures from the counters at its markers, and its bound.
 void collect_prefill(decode_report& rep, const llm::model_config& m, const decode_plan& p,
@@ -733,6 +736,19 @@ void collect_prefill(decode_report& rep, const llm::model_config& m, const decod
   }
   for (const auto& [cls, bytes] : marks.end.ddr_bytes)
     f.ddr_bytes[cls] = bytes - marks.start.ddr_bytes.at(cls);
+  // The last row's exit and LM head (chunks only), for estimates that
+  // count it once.
+  if (marks.exit.seen) {
+    f.exit.ns = marker_span_ns(rep.run, "decode: prefill exit", "decode: prefill end");
+    auto exit_delta = [&](const std::string& name) {
+      return marks.end.counters.at(name) - marks.exit.counters.at(name);
+    };
+    f.exit.gemm_macs = exit_delta("gemm_macs");
+    f.exit.macs = exit_delta("macs");
+    f.exit.cycles = exit_delta("cycles");
+    for (const auto& [cls, bytes] : marks.end.ddr_bytes)
+      f.exit.ddr_bytes[cls] = bytes - marks.exit.ddr_bytes.at(cls);
+  }
   const llm::prefill_plan plan =
       llm::plan_prefill(m, p.kvf, prefill_options_of(o, o.prompt_tokens, f.chunk), p.cfg.npu.gemm);
   llm::roofline_inputs in;

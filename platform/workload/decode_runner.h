@@ -97,6 +97,13 @@ struct prefill_report {
   double gemm_utilisation = 0;  // gemm_macs / (GEMM peak x cycles)
   double npu_utilisation = 0;   // macs / ((GEMV + GEMM peak) x cycles)
   std::map<std::string, uint64_t> ddr_bytes;  // per class
+  // Of that, the last row's exit and LM head (from the marker "decode:
+  // prefill exit"; chunks above 1 only).
+  struct {
+    double ns = 0;
+    uint64_t gemm_macs = 0, macs = 0, cycles = 0;
+    std::map<std::string, uint64_t> ddr_bytes;
+  } exit;
   llm::roofline bound;                        // llm::prefill_roofline of the run's tiling
   double bound_ratio = 0;                     // ttft / bound
 };

@@ -1,5 +1,6 @@
 #include "platform/workload/decode_table.h"
 
+#include <algorithm>
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
@@ -32,7 +33,25 @@ struct strategy_schema {
   }
 };
 
+struct prefill_schema {
+  std::vector<std::string> models;
+  std::vector<uint32_t> prompts;
+  uint32_t chunk = 0;
+  template <class V>
+  void visit(V& v) {
+    v.field("models", models, "Models of the prefill table, as the sweep's \"models\" list them",
+            config::items(1, 64));
+    v.field("prompts", prompts, "Prompt lengths P", config::items(1, 16),
+            config::range(1u, 1u << 20, "prompt tokens of a prefill cell"));
+    v.field("chunk", chunk,
+            "Prompt rows per chunk (the decode program's --chunk; 0: the most it takes at each "
+            "prompt length)",
+            config::range(0u, 64u, "rows the decode program takes in a chunk (GD_MAX_CHUNK)"));
+  }
+};
+
 struct sweep_schema {
+  prefill_schema prefill;
   std::vector<std::string> models;
   std::vector<uint32_t> contexts;
   uint32_t tokens = 1;
@@ -49,6 +68,8 @@ struct sweep_schema {
                           "at least one token a cell; 4096 bounds a cell's run time "
                           "(modelling cap)"));
     v.field("strategies", strategies, "KV strategies", config::items(1, 64));
+    v.field("prefill", prefill,
+            "Prefill table: the models, prompt lengths and chunk of its cells (none without)");
   }
 };
 
@@ -271,6 +292,18 @@ decode_sweep load_sweep(const std::string& path, const config::config_layers& ba
                         index_pointer("/models", j) + " (" + s.models[j].file + ")");
     s.models.push_back(std::move(m));
   }
+  for (std::size_t i = 0; i < raw.prefill.models.size(); ++i) {
+    const auto it = std::find(raw.models.begin(), raw.models.end(), raw.prefill.models[i]);
+    if (it == raw.models.end())
+      diag.report(file, index_pointer("/prefill/models", i),
+                  "\"" + raw.prefill.models[i] + "\" is not one of the sweep's \"models\"");
+    else
+      s.prefill.models.push_back(static_cast<std::size_t>(it - raw.models.begin()));
+  }
+  s.prefill.prompts = raw.prefill.prompts;
+  s.prefill.chunk = raw.prefill.chunk;
+  if (!raw.prefill.models.empty() && raw.prefill.prompts.empty())
+    diag.report(file, "/prefill", "a prefill table needs \"prompts\"");
   diag.throw_if_any();
 
   for (std::size_t i = 0; i < s.strategies.size(); ++i) check_strategy(s, i, base, models, diag);
@@ -339,6 +372,10 @@ double decode_row::mb(const std::string& cls) const {
   for (const auto& [c, v] : mb_per_token)
     if (c == cls) return v;
   return 0;
+}
+
+std::string cell_file_name(const std::string& s) {
+  return file_name_of(s);
 }
 
 std::string short_plan_error(const std::string& what) {

@@ -36,6 +36,13 @@ struct decode_sweep_model {
   std::string name;  // the model file's "name"
 };
 
+// The prefill table's cells: model x strategy x prompt length.
+struct prefill_sweep {
+  std::vector<std::size_t> models;  // indices into decode_sweep::models
+  std::vector<uint32_t> prompts;
+  uint32_t chunk = 0;
+};
+
 struct decode_sweep {
   std::string file;  // the sweep file, as given
   std::vector<decode_sweep_model> models;
@@ -43,6 +50,7 @@ struct decode_sweep {
   uint32_t tokens = 0;
   config_sets set;  // applied to every cell, before the strategy's
   std::vector<decode_strategy> strategies;
+  prefill_sweep prefill;  // empty models: no prefill table
 };
 
 // Reads a sweep file and checks it: the keys and their types, the
@@ -101,6 +109,9 @@ void read_decode_figures(const nlohmann::json& doc, decode_row& r);
 const std::vector<std::string>& table_classes();
 // A row for a cell whose process failed; `reason` is one line.
 decode_row failed_row(const decode_sweep& s, const decode_cell& c, const std::string& reason);
+
+// A name as it may stand in a cell's file name (other characters as '_').
+std::string cell_file_name(const std::string& s);
 
 // The short form of a DDR plan error: "does not fit in DDR with max_tokens
 // N: TOTAL > SIZE (memory_map.ddr_size)".

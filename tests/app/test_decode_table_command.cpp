@@ -269,12 +269,63 @@ TEST_F(DecodeTable, SigtermStopsTheCellsAndLeavesNoHalfFiles) {
   EXPECT_FALSE(contains(resumed.err, "resuming: 0 of")) << resumed.err;
   EXPECT_FALSE(contains(resumed.err, "resuming: 18 of 18")) << resumed.err;
   // The files name the sweep by the path given, here absolute.
-  for (const char* f : {"decode_table.csv", "decode_table.json", "decode_table.md"}) {
+  for (const char* f : {"decode_table.csv", "decode_table.json", "decode_table.md",
+                        "prefill_table.csv", "prefill_table.json", "prefill_table.md"}) {
     std::string got = read_file(path(std::string("t/") + f));
     for (std::size_t at; (at = got.find(std::string(PCCX_SOURCE_DIR) + "/")) != std::string::npos;)
       got.erase(at, std::string(PCCX_SOURCE_DIR).size() + 1);
     EXPECT_EQ(got, read_file(source(std::string("docs/results/data/") + f))) << f;
   }
+}
+
+}  // namespace
+}  // namespace e2e
+
+namespace e2e {
+namespace {
+
+// The prefill table: its TTFT, estimated from the sampled chunks, against
+// the whole prompt simulated chunk by chunk (tiny model, window 8, chunks
+// of 4: 40 and 23 prompt tokens), within 1 %; the samples' files, and a
+// prefill model that is not among the sweep's models refused.
+TEST_F(DecodeTable, ThePrefillTableMatchesTheWholePromptSimulated) {
+  const std::string sweep = tiny_sweep(
+      "[16]", R"("prefill": {"models": [")" + source("configs/models/tiny.json") +
+                  R"("], "prompts": [40, 23], "chunk": 4}, )");
+  write_file(path("p.json"), sweep);
+  const auto t = vp({"decode-table", "--sweep", path("p.json"), "--out", "t", "--jobs", "2"});
+  ASSERT_EQ(t.exit_code, 0) << describe(t);
+  const json j = json::parse(read_file(path("t/prefill_table.json")));
+  ASSERT_EQ(j["rows"].size(), 2u);
+  EXPECT_EQ(j["rows"][0]["sampled_p0"], json::parse("[0, 8, 36]"));
+  EXPECT_EQ(j["rows"][1]["sampled_p0"], json::parse("[0, 8, 16, 20]"));
+  EXPECT_TRUE(fs::exists(path("t/cells/tiny-fp16-prompt40-at8.json")));
+  EXPECT_TRUE(fs::exists(path("t/prefill_table.md")));
+  EXPECT_TRUE(fs::exists(path("t/prefill_table.csv")));
+  for (int i = 0; i < 2; ++i) {
+    const auto& row = j["rows"][i];
+    const std::string p = std::to_string(row["prompt"].get<uint32_t>());
+    const auto whole =
+        vp({"decode", "--model", source("configs/models/tiny.json"), "--context", "0",
+            "--prompt-tokens", p, "--chunk", "4", "--tokens", "0", "--ring-cap", p, "--json",
+            "w" + p + ".json", "--set", "npu.kv.key.kind=fp16", "--set", "simulation.mode=timing"});
+    ASSERT_EQ(whole.exit_code, 0) << describe(whole);
+    const json w = json::parse(read_file(path("w" + p + ".json")));
+    const double full_ms = w["prefill"]["ttft_ns"].get<double>() / 1e6;
+    EXPECT_NEAR(row["ttft_ms"].get<double>(), full_ms, 0.01 * full_ms) << "P = " << p;
+    EXPECT_NEAR(row["ddr_gb"]["weights"].get<double>() * 1e9,
+                w["prefill"]["ddr_bytes"]["weights"].get<double>(),
+                0.01 * w["prefill"]["ddr_bytes"]["weights"].get<double>())
+        << "P = " << p;
+    EXPECT_GE(row["ttft_over_bound"].get<double>(), 1.0);
+  }
+
+  write_file(path("bad.json"),
+             tiny_sweep("[16]", R"("prefill": {"models": ["other.json"], "prompts": [8]}, )"));
+  const auto bad = vp({"decode-table", "--sweep", path("bad.json"), "--out", "b"});
+  EXPECT_EQ(bad.exit_code, 2) << describe(bad);
+  EXPECT_TRUE(contains(bad.err, "/prefill/models/0: \"other.json\" is not one of the sweep's"))
+      << bad.err;
 }
 
 }  // namespace
