@@ -56,6 +56,19 @@ run "$exe" decode-table --sweep configs/sweeps/decode-table.json --out "$work/ma
 run "$exe" decode-table --sweep configs/sweeps/decode-weight-ports.json \
   --out "$work/weight-ports" >/dev/null
 
+# 2b. The prefill what-ifs of results.md: the L2 doubled (a longer chunk,
+#     simulated), and the plan's bound at other chunk lengths and half the
+#     GEMM's activation buffer.
+run "$exe" decode-table --sweep configs/sweeps/prefill-l2.json --out "$work/prefill-l2" >/dev/null
+mkdir -p "$work/prefill-plan"
+for c in 1 15 64 191; do
+  run "$exe" prefill-plan --model configs/models/gemma3n-e4b.json --prompt-tokens 1024 \
+    --chunk "$c" --json "$work/prefill-plan/gemma3n-e4b-1024-chunk$c.json" >/dev/null
+done
+run "$exe" prefill-plan --model configs/models/gemma3n-e4b.json --prompt-tokens 1024 \
+  --chunk 95 --set npu.gemm.act_buffer_bytes=524288 \
+  --json "$work/prefill-plan/gemma3n-e4b-1024-chunk95-act512k.json" >/dev/null
+
 # 3. Per-layer decodes of one Gemma 3n E4B token (docs/models/decode.md,
 #    results.md "Where the time goes"): L = 1,024 on the default ports, and
 #    L = 32,768 with the weights on HP0..HP3 for three KV formats.
@@ -97,6 +110,13 @@ files=(
   "weight-ports/decode_table.csv weight-ports/decode_table.csv"
   "weight-ports/decode_table.json weight-ports/decode_table.json"
   "weight-ports/decode_table.md weight-ports/decode_table.md"
+  "prefill-l2/prefill_table.json prefill-l2/prefill_table.json"
+  "prefill-l2/prefill_table.md prefill-l2/prefill_table.md"
+  "prefill-plan/gemma3n-e4b-1024-chunk1.json prefill-plan/gemma3n-e4b-1024-chunk1.json"
+  "prefill-plan/gemma3n-e4b-1024-chunk15.json prefill-plan/gemma3n-e4b-1024-chunk15.json"
+  "prefill-plan/gemma3n-e4b-1024-chunk64.json prefill-plan/gemma3n-e4b-1024-chunk64.json"
+  "prefill-plan/gemma3n-e4b-1024-chunk191.json prefill-plan/gemma3n-e4b-1024-chunk191.json"
+  "prefill-plan/gemma3n-e4b-1024-chunk95-act512k.json prefill-plan/gemma3n-e4b-1024-chunk95-act512k.json"
   "per-layer/gemma3n-e4b-1024.json per-layer/gemma3n-e4b-1024.json"
   "per-layer/gemma3n-e4b-32768-hp0123-fp16.json per-layer/gemma3n-e4b-32768-hp0123-fp16.json"
   "per-layer/gemma3n-e4b-32768-hp0123-int4.json per-layer/gemma3n-e4b-32768-hp0123-int4.json"

@@ -13,6 +13,7 @@
 
 #include <algorithm>
 #include <cctype>
+#include <cmath>
 #include <cstdint>
 #include <cstdio>
 #include <cstring>
@@ -504,6 +505,122 @@ std::string time_block() {
             fixed(attention_macs / 1e6, 0) + " M attention MACs, which need " +
             fixed(attention_macs / (peak_gmacs() * 1e9) * 1e3, 2) +
             " ms at the GEMV's peak.");
+  return t;
+}
+
+// ---- prefill ------------------------------------------------------------------
+
+const json& prefill_rows(const std::string& file) {
+  static std::map<std::string, json> docs;
+  auto it = docs.find(file);
+  if (it == docs.end()) it = docs.emplace(file, read_json(file)).first;
+  return it->second.at("rows");
+}
+
+const json& prefill_row(const std::string& file, const std::string& strategy, uint32_t prompt) {
+  for (const json& r : prefill_rows(file))
+    if (r.at("strategy") == strategy && r.at("prompt").get<uint32_t>() == prompt) {
+      if (r.at("status") != "ok") throw std::runtime_error("prefill row did not run: " + strategy);
+      return r;
+    }
+  throw std::runtime_error("no prefill row " + strategy + " / " + std::to_string(prompt));
+}
+
+double gb(const json& r, const char* cls) {
+  return r.at("ddr_gb").at(cls).get<double>();
+}
+
+const char* const kPrefillMain = "docs/results/data/prefill_table.json";
+
+std::string prefill_block() {
+  std::string t =
+      "| KV strategy | P | C | TTFT s | Prompt tokens/s | Bound s | TTFT / bound | GEMM MAC "
+      "util | Weights GB | KV read GB |\n|---|--:|--:|--:|--:|--:|--:|--:|--:|--:|\n";
+  for (const json& r : prefill_rows(kPrefillMain)) {
+    if (r.at("status") != "ok") continue;
+    t += "| " + md_cell(str(r.at("label"))) + " | " + grouped(r.at("prompt").get<double>()) +
+         " | " + std::to_string(r.at("chunk").get<uint32_t>()) + " | " +
+         grouped(r.at("ttft_ms").get<double>() / 1e3, 1) + " | " +
+         fixed(r.at("prompt_tokens_per_s").get<double>(), 1) + " | " +
+         grouped(r.at("bound_ms").get<double>() / 1e3, 1) + " | " +
+         fixed(r.at("ttft_over_bound").get<double>(), 2) + " | " +
+         fixed(r.at("gemm_mac_util_pct").get<double>(), 1) + " % | " +
+         grouped(gb(r, "weights"), 0) + " | " + grouped(gb(r, "kv_read"), 0) + " |\n";
+  }
+  const json& f1 = prefill_row(kPrefillMain, "fp16", 1024);
+  const json& f32 = prefill_row(kPrefillMain, "fp16", 32768);
+  const json& i32 = prefill_row(kPrefillMain, "int4", 32768);
+  const json& w32 = prefill_row(kPrefillMain, "int4-window", 32768);
+  const double passes = std::ceil(1024.0 / f1.at("chunk").get<double>());
+  t += "\n" +
+       wrap("The decode program's chunk is bound by the L2, not by the GEMM: each row keeps about "
+            "6,250 words of buffers after the decode's own layout, whose attention scores grow "
+            "with the ring, so a chunk takes " +
+            std::to_string(f1.at("chunk").get<uint32_t>()) + " rows at 1K and " +
+            std::to_string(f32.at("chunk").get<uint32_t>()) +
+            " at 32K (the activation buffer would take 191). Every chunk streams every matrix "
+            "once, so at 1K the 2.3 GB of weights go through " +
+            fixed(passes, 0) + " times (" + grouped(gb(f1, "weights"), 0) +
+            " GB) and the prompt is memory-bound. It takes " +
+            fixed(f1.at("ttft_over_bound").get<double>(), 2) +
+            " times its bound: the program issues each layer's per-row work (norms, AltUp, RoPE, "
+            "the appends and each row's attention on the SFU and the GEMV) between that layer's "
+            "GEMMs, which wait for it, so it adds to the weight streams instead of hiding under "
+            "them, and the GEMM array is busy " +
+            fixed(f1.at("gemm_mac_util_pct").get<double>(), 1) +
+            " % of the prompt's clocks. At 32K the rows' own attention reads take over: FP16 "
+            "reads " +
+            grouped(gb(f32, "kv_read"), 0) + " GB of KV against " + grouped(gb(f32, "weights"), 0) +
+            " GB of weights (each row reads its whole history per layer), INT4 KV cuts that to " +
+            grouped(gb(i32, "kv_read"), 0) + " GB and the time to first token from " +
+            grouped(f32.at("ttft_ms").get<double>() / 1e3, 0) + " s to " +
+            grouped(i32.at("ttft_ms").get<double>() / 1e3, 0) +
+            " s, and the 8,192-token cap with sinks keeps the ring (and the L2's scores) small "
+            "enough for " +
+            std::to_string(w32.at("chunk").get<uint32_t>()) + "-row chunks: " +
+            grouped(w32.at("ttft_ms").get<double>() / 1e3, 0) + " s.");
+  return t;
+}
+
+std::string prefill_whatif_block() {
+  auto plan = [](const std::string& name) {
+    return read_json("docs/results/data/prefill-plan/gemma3n-e4b-1024-" + name + ".json");
+  };
+  std::string t =
+      "| Chunk (1K prompt, FP16 KV) | Weight passes | Weights GB | Bound s | Bound |\n"
+      "|---|--:|--:|--:|---|\n";
+  for (const char* c : {"chunk1", "chunk15", "chunk64", "chunk191", "chunk95-act512k"}) {
+    const json p = plan(c);
+    const uint32_t rows = p.at("chunk").get<uint32_t>();
+    std::string label = std::to_string(rows) + (rows == 1 ? " row" : " rows");
+    if (std::string(c) == "chunk95-act512k") label += ", half the activation buffer";
+    if (std::string(c) == "chunk191") label += " (the activation buffer's limit)";
+    if (std::string(c) == "chunk15") label += " (the program's, default L2)";
+    const json& b = p.at("bound");
+    t += "| " + label + " | " + std::to_string(p.at("chunks").get<uint32_t>()) + " | " +
+         grouped(p.at("bytes").at("weights").get<double>() / 1e9, 1) + " | " +
+         grouped(b.at("seconds").get<double>(), 2) + " | " +
+         (b.at("memory_bound").get<bool>() ? "memory" : "compute") + " |\n";
+  }
+  const json& base = prefill_row(kPrefillMain, "fp16", 1024);
+  const json& big =
+      prefill_row("docs/results/data/prefill-l2/prefill_table.json", "fp16-l2max", 1024);
+  t += "\n" +
+       wrap("Simulated, the same 1K prompt with the largest L2 the 17-bit L2 address reaches "
+            "(`npu.l2.words` = 131,072, [data/prefill-l2/](data/prefill-l2/prefill_table.md)) "
+            "takes " +
+            std::to_string(big.at("chunk").get<uint32_t>()) + "-row chunks: " +
+            grouped(gb(big, "weights"), 0) + " GB of weights instead of " +
+            grouped(gb(base, "weights"), 0) + ", and the time to first token falls from " +
+            fixed(base.at("ttft_ms").get<double>() / 1e3, 1) + " s to " +
+            fixed(big.at("ttft_ms").get<double>() / 1e3, 1) + " s (" +
+            fixed(big.at("ttft_over_bound").get<double>(), 2) +
+            " times its bound). The plan shows where longer chunks lead: at 64 rows the weights "
+            "still bound the prompt (" +
+            fixed(plan("chunk64").at("bound").at("seconds").get<double>(), 2) +
+            " s), at 95 rows (half the activation buffer) and beyond it is the GEMM array's MACs (" +
+            fixed(plan("chunk191").at("bound").at("seconds").get<double>(), 2) +
+            " s): chunks that long need the rows' buffers out of the L2, or a leaner row.");
   return t;
 }
 
@@ -1017,6 +1134,11 @@ TEST(ResultsDocs, PerLayerRunsAreWhatTheScriptRuns) {
 
 TEST(ResultsDocs, ResultsTable) {
   check_block(kResults, "results-main-table", results_tables(main_table()));
+}
+
+TEST(ResultsDocs, ResultsPrefill) {
+  check_block(kResults, "results-prefill", prefill_block());
+  check_block(kResults, "results-prefill-whatif", prefill_whatif_block());
 }
 
 TEST(ResultsDocs, ResultsWhereTheTimeGoes) {

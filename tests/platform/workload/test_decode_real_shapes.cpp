@@ -39,3 +39,32 @@ TEST(DecodeRealShapes, EveryMatrixAtItsRealShapeMatchesTheReference) {
   RecordProperty("worst_cosine", std::to_string(*std::min_element(rep.reference_cosine.begin(),
                                                                   rep.reference_cosine.end())));
 }
+
+// The chunked prefill at the real dimensions: 6 prompt tokens in one chunk
+// on the GEMM (the FFN in three slices of 5,472 columns, W_down in three
+// K-parts accumulated, the sparse layer's gate twice), then a decoded
+// token from the cache it wrote; the prompt's last token's logits and the
+// token's against the reference.
+TEST(DecodeRealShapes, ChunkedPrefillAtTheRealShapesMatchesTheReference) {
+  config::platform_config cfg;
+  cfg.simulation.mode = config::sim_mode::functional;
+  const auto m =
+      llm::load_model(std::string(PCCX_SOURCE_DIR) + "/configs/models/gemma3n-e4b-5layers.json");
+  workload::decode_options o;
+  o.context = 4;
+  o.prompt_tokens = 6;
+  o.chunk = 6;
+  o.tokens = 1;
+  o.token_ids = {262399, 17, 5000, 123456, 9, 77, 200000};
+  o.reference_seed = 1;
+  const auto rep = workload::run_decode(cfg, m, o);
+  ASSERT_EQ(rep.run.exit_code, 0) << rep.run.message;
+  std::cout << rep.text();
+  EXPECT_EQ(rep.prefill.chunk, 6u);
+  EXPECT_GT(rep.prefill.gemm_macs, 0u);
+  EXPECT_GE(rep.prompt_cosine, 0.99);
+  EXPECT_GE(rep.prompt_cosine_exact, 0.99);
+  ASSERT_EQ(rep.reference_cosine.size(), 1u);
+  EXPECT_GE(rep.reference_cosine[0], 0.99);
+  RecordProperty("prompt_cosine", std::to_string(rep.prompt_cosine));
+}
