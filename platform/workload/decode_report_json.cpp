@@ -103,6 +103,10 @@ nlohmann::json to_json(const decode_report& r) {
     j["prompt_cosine_exact"] = r.prompt_cosine_exact;
   }
   j["reference_cosine"] = r.reference_cosine;
+  if (r.kv_records_compared != 0) {
+    j["kv_records_compared"] = r.kv_records_compared;
+    j["kv_record_min_cosine"] = r.kv_record_min_cosine;
+  }
   j["reference_cosine_exact"] = r.reference_cosine_exact;
   j["run"] = run_json(r.run);
   return j;

@@ -11,7 +11,9 @@
 
 #include "models/memory/ddr/ddr_capacity.h"
 #include "models/npu/units/bf16.h"
+#include "models/kv/kv_codec.h"
 #include "pccx_gemma_decode.h"
+#include "pccx_kv.h"
 #include "pccx_host_mem.h"
 #include "platform/vp/top/platform_top.h"
 #include "platform/workload/decode_l2_fit.h"
@@ -800,6 +802,46 @@ void collect_tokens(decode_report& rep, uint32_t tokens) {
 // The platform's logits against the reference through the platform's KV
 // formats (the decode's own error) and against the exact one (plus the KV
 // format's error).
+// The records the run wrote (positions L .. L + P + N - 1 still valid in
+// the rings at its end), decoded with the platform's codec, against the
+// reference's records of the same positions: the lowest cosine and how many.
+void compare_records(decode_report& rep, const llm::model_config& m, const decode_plan& p,
+                     const llm::reference_decoder& ref) {
+  const decode_options& o = p.o;
+  const kv::kv_codec key(p.kvf.key), value(p.kvf.value);
+  const uint32_t hd = m.attention.head_dim, appended = o.prompt_tokens + o.tokens;
+  rep.kv_records_compared = 0;
+  rep.kv_record_min_cosine = 1.0;
+  for (size_t r = 0; r < p.plan.kv_rings.size() && r < g_logits.rings.size(); ++r) {
+    const auto& g = p.plan.kv_rings[r];
+    const llm::blob& bytes = g_logits.rings[r];
+    // The ring as the program drives it: the same handle, the same appends.
+    pccx_kv_handle h;
+    pccx_kv_configure(&h, static_cast<uint32_t>(g.layers.size()), m.attention.kv_heads,
+                      g.k_record_bytes, g.v_record_bytes, g.base, g.bytes);
+    if (pccx_kv_set_sinks(&h, g.name == "kv.local" ? 0 : o.sinks) != PCCX_KV_OK ||
+        pccx_kv_set_window(&h, g.window) != PCCX_KV_OK || pccx_kv_init(&h, g.max_tokens) != PCCX_KV_OK)
+      throw std::runtime_error("the reference check cannot lay out ring " + g.name);
+    h.appended = o.context;
+    for (uint32_t t = 0; t < appended; ++t) pccx_kv_append_token(&h, nullptr);
+    std::vector<float> got(hd);
+    for (uint32_t idx = 0; idx < g.layers.size(); ++idx)
+      for (uint32_t head = 0; head < m.attention.kv_heads; ++head)
+        for (int is_v = 0; is_v < 2; ++is_v)
+          for (uint32_t pos = o.context; pos < o.context + appended; ++pos) {
+            uint64_t addr = 0;
+            if (pccx_kv_slot_addr(&h, idx, head, is_v, pos, &addr) != PCCX_KV_OK) continue;
+            const std::vector<double>* want = ref.stored_kv(g.layers[idx], head, pos, is_v != 0);
+            if (!want) continue;
+            (is_v ? value : key).decode(bytes.bytes.data() + (addr - bytes.addr), got.data());
+            const double c =
+                llm::cosine_similarity(std::vector<double>(got.begin(), got.end()), *want);
+            rep.kv_record_min_cosine = std::min(rep.kv_record_min_cosine, c);
+            ++rep.kv_records_compared;
+          }
+  }
+}
+
 void compare_with_reference(decode_report& rep, const llm::model_config& m, const decode_plan& p,
                             const reference_inputs& in, const std::vector<uint32_t>& ids) {
   const decode_options& o = p.o;
@@ -830,6 +872,7 @@ void compare_with_reference(decode_report& rep, const llm::model_config& m, cons
       (exact ? rep.reference_cosine_exact : rep.reference_cosine)
           .push_back(llm::cosine_similarity(platform_logits(first + t), want));
     }
+    if (!exact) compare_records(rep, m, p, ref);
   }
 }
 
@@ -987,6 +1030,9 @@ std::string decode_report::text() const {
     s << "  last prompt token's logits against the reference: cosine " << std::setprecision(6)
       << prompt_cosine << " (KV formats as the platform's), " << prompt_cosine_exact
       << " (exact K/V)\n";
+  if (kv_records_compared != 0)
+    s << "  KV records against the reference's: " << kv_records_compared
+      << " compared, lowest cosine " << std::setprecision(6) << kv_record_min_cosine << "\n";
   for (size_t t = 0; t < reference_cosine.size(); ++t)
     s << "  token " << t << " logits against the reference: cosine " << std::setprecision(6)
       << reference_cosine[t] << " (KV formats as the platform's), "

@@ -143,6 +143,11 @@ struct decode_report {
   // and the KV rings' regions at the end of the run.
   std::vector<std::vector<uint16_t>> logits;
   std::vector<llm::blob> kv_rings;
+  // With reference_seed: every record the run wrote that the rings still
+  // hold, decoded, against the reference's record of that position (through
+  // the same KV formats): the lowest cosine, and how many were compared.
+  double kv_record_min_cosine = 0;
+  uint64_t kv_records_compared = 0;
   double wall_time_s = 0;
   vp::run_result run;
   std::string text() const;  // a human-readable summary

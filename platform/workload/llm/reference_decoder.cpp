@@ -179,6 +179,14 @@ void reference_decoder::store_kv(uint32_t layer, uint32_t head, uint32_t pos, bo
   cache_[{layer, head, is_value}][pos] = through_codec(x, is_value);
 }
 
+const std::vector<double>* reference_decoder::stored_kv(uint32_t layer, uint32_t head,
+                                                       uint32_t pos, bool is_value) const {
+  const auto stream = cache_.find({layer, head, is_value});
+  if (stream == cache_.end() || pos < o_.context) return nullptr;
+  const auto it = stream->second.find(pos);
+  return it != stream->second.end() ? &it->second : nullptr;
+}
+
 const std::vector<double>& reference_decoder::kv(uint32_t layer, uint32_t head, uint32_t pos,
                                                  bool is_value) {
   auto& stream = cache_[{layer, head, is_value}];

@@ -76,6 +76,12 @@ class reference_decoder {
   std::vector<std::vector<double>> run(const std::vector<uint32_t>& tokens);
   // Position the next step decodes at.
   uint32_t position() const { return pos_; }
+  // The K (is_value false) or V head vector the decoder stored for a
+  // position it decoded (through the codec when kv_codec is set), or
+  // nullptr: a storing layer's record as the platform's cache should hold
+  // it.
+  const std::vector<double>* stored_kv(uint32_t layer, uint32_t head, uint32_t pos,
+                                       bool is_value) const;
 
  private:
   // A matrix as the image stores it: rows are dequantised one at a time
