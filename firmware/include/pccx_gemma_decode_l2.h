@@ -129,16 +129,6 @@ typedef struct {
   uint32_t end;
 } gd_prefill_l2;
 
-/* Row words of the prefill, per row of a chunk (for the reports). */
-static inline uint32_t gd_prefill_row_words(const gd_l2_shape* g, uint32_t ffn_part) {
-  const uint32_t wh = gd_l2_words_of(g->hidden), wq = gd_l2_words_of(g->heads * g->head_dim);
-  const uint32_t wkv = gd_l2_words_of(g->kv_heads * g->head_dim);
-  const uint32_t lp = gd_l2_words_of(g->layers * g->ple_dim);
-  const uint32_t wide = 2u * gd_l2_words_of(ffn_part) > lp ? 2u * gd_l2_words_of(ffn_part) : lp;
-  return g->streams * (1u + wh) + g->streams * wh + lp + 1u + 4u * wh +
-         gd_l2_words_of(g->laurel) + 2u * wq + 2u * wkv + gd_l2_words_of(g->ple_dim) + 4u + wide;
-}
-
 /* Fills *p for `rows` rows from the decode layout *a; returns p->end (the
  * layout fits when that is at most the L2's words). */
 static inline uint32_t gd_plan_prefill_l2(const gd_l2_shape* g, const gd_l2* a, uint32_t rows,
@@ -173,6 +163,15 @@ static inline uint32_t gd_plan_prefill_l2(const gd_l2_shape* g, const gd_l2* a, 
   p->wide = gd_l2_take(&at, rows * p->wide_row);
   p->end = at;
   return at;
+}
+
+/* Words one row of a chunk keeps (for the reports and the row limit): the
+ * layout above for one row. */
+static inline uint32_t gd_prefill_row_words(const gd_l2_shape* g, uint32_t ffn_part) {
+  gd_l2 a;
+  gd_prefill_l2 p;
+  a.logits = 0u;
+  return gd_plan_prefill_l2(g, &a, 1u, ffn_part, &p);
 }
 
 #endif /* PCCX_GEMMA_DECODE_L2_H */

@@ -24,32 +24,10 @@ namespace fs = std::filesystem;
 using steady = std::chrono::steady_clock;
 using workload::decode_row;
 
-// The row of a finished cell: its document when the child wrote one that
-// says it ran (exit 0) or that the plan does not fit (exit 2); any other
-// end is a failure, with the document's or the output's last word.
-decode_row finish_cell(const workload::decode_sweep& s, const workload::decode_cell& c,
-                       const child_end& run, const std::string& json_path, const std::string& log,
-                       nlohmann::json& doc) {
-  const std::string abnormal = run.abnormal();
-  if (!abnormal.empty()) return workload::failed_row(s, c, abnormal);
-  const int code = run.exit_code();
-  std::error_code ec;
-  if (fs::exists(json_path, ec)) {
-    doc = nlohmann::json::parse(read_text(json_path), nullptr, false);
-    if (doc.is_discarded()) doc = nlohmann::json();
-  }
-  const std::string status = doc.is_object() ? doc.value("status", std::string()) : "";
-  if ((code == 0 && status == "ok") || (code == 2 && status == "does_not_fit"))
-    return workload::cell_row(s, c, doc);
-  const std::string why = doc.is_object() ? doc.value("error", std::string()) : "";
-  if (!why.empty()) return workload::failed_row(s, c, why);
-  return workload::failed_row(
-      s, c, "exit code " + std::to_string(code) + ": " + last_line(read_text(log)));
-}
-
-// A finished sample's document: the child's when it ran or does not fit,
-// else a failed one with the reason.
-nlohmann::json sample_document(const child_end& run, const std::string& json_path,
+// A finished child's decode document: the child's when it says it ran
+// (exit 0) or that the plan does not fit (exit 2); any other end gives
+// {"status": "failed"} with the document's or the output's last word.
+nlohmann::json child_document(const child_end& run, const std::string& json_path,
                                const std::string& log) {
   const std::string abnormal = run.abnormal();
   if (!abnormal.empty()) return {{"status", "failed"}, {"error", abnormal}};
@@ -64,6 +42,16 @@ nlohmann::json sample_document(const child_end& run, const std::string& json_pat
           {"error", !why.empty() ? why
                                  : "exit code " + std::to_string(code) + ": " +
                                        last_line(read_text(log))}};
+}
+
+// The row of a finished cell, from its document.
+decode_row finish_cell(const workload::decode_sweep& s, const workload::decode_cell& c,
+                       const child_end& run, const std::string& json_path, const std::string& log,
+                       nlohmann::json& doc) {
+  doc = child_document(run, json_path, log);
+  if (doc.value("status", std::string()) == "failed")
+    return workload::failed_row(s, c, doc.value("error", std::string()));
+  return workload::cell_row(s, c, doc);
 }
 
 // The prefill table's samples, each a child like a decode cell (with
@@ -117,7 +105,7 @@ std::size_t run_prefill_table(const cli_options& opts, const workload::decode_ta
   };
   auto finish = [&](std::size_t j, const child_end& end) {
     const std::size_t k = to_run[j];
-    docs[k] = sample_document(end, json_of(k), log_of(k));
+    docs[k] = child_document(end, json_of(k), log_of(k));
     const std::string status = docs[k].value("status", std::string());
     if (status == "ok" || status == "does_not_fit") {
       mark_complete(marker_of(k), samples[k].fingerprint, {{"doc", docs[k]}});

@@ -501,23 +501,42 @@ uint32_t prefill_ffn_part(const llm::model_config& m, const decode_options& o,
       .ffn_part;
 }
 
+// The options with the ring cap filled in (0: L + P + N).
+decode_options with_ring_cap(const decode_options& opt) {
+  decode_options o = opt;
+  if (o.ring_cap == 0) o.ring_cap = o.context + o.prompt_tokens + o.tokens;
+  return o;
+}
+
+// The platform with the model's head_dim (the KV formats' record sizes).
+config::platform_config platform_for(const config::platform_config& base,
+                                     const llm::model_config& m) {
+  config::platform_config cfg = base;
+  cfg.npu.kv.head_dim = m.attention.head_dim;
+  return cfg;
+}
+
+// The addresses' DMA channels: the GEMV's weight FIFOs.
+block_addresses with_weight_channels(const config::platform_config& cfg) {
+  block_addresses at;
+  for (uint32_t ch : cfg.npu.gemv.weight_fifos) at.weight_channels.push_back(static_cast<uint8_t>(ch));
+  return at;
+}
+
 }  // namespace
 
 uint32_t prefill_chunk_limit(const config::platform_config& base, const llm::model_config& m,
                              const decode_options& opt) {
-  decode_options o = opt;
-  if (o.ring_cap == 0) o.ring_cap = o.context + o.prompt_tokens + o.tokens;
-  config::platform_config cfg = base;
-  cfg.npu.kv.head_dim = m.attention.head_dim;
+  decode_options o = with_ring_cap(opt);
+  const config::platform_config cfg = platform_for(base, m);
   const llm::kv_formats kvf = llm::kv_formats_of(m, cfg);
   const llm::prefill_plan pp = llm::plan_prefill(
       m, kvf, prefill_options_of(o, std::max(o.prompt_tokens, 1u), 1), cfg.npu.gemm);
   const llm::ddr_plan plan = llm::plan_ddr(m, cfg, o.ring_cap, o.window_extra);
   o.prompt_tokens = std::max(o.prompt_tokens, 1u);
   o.chunk = 1;
-  block_addresses at;
-  for (uint32_t ch : cfg.npu.gemv.weight_fifos) at.weight_channels.push_back(static_cast<uint8_t>(ch));
-  const gd_l2_shape shape = l2_shape_of_block(decode_param_block(m, plan, o, at, kvf));
+  const gd_l2_shape shape =
+      l2_shape_of_block(decode_param_block(m, plan, o, with_weight_channels(cfg), kvf));
   const uint32_t l2_rows = prefill_rows_fitting(shape, pp.ffn_part, cfg.npu.l2.words);
   return std::max(1u, std::min({pp.chunk_limit, l2_rows, GD_MAX_CHUNK}));
 }
@@ -526,10 +545,8 @@ namespace {
 
 decode_plan plan_decode(const config::platform_config& base, const llm::model_config& m,
                         const decode_options& opt) {
-  decode_options o = opt;
-  if (o.ring_cap == 0) o.ring_cap = o.context + o.prompt_tokens + o.tokens;
-  config::platform_config cfg = base;
-  cfg.npu.kv.head_dim = m.attention.head_dim;
+  decode_options o = with_ring_cap(opt);
+  const config::platform_config cfg = platform_for(base, m);
   if (o.prompt_tokens != 0 && o.chunk == 0)
     o.chunk = std::min(prefill_chunk_limit(base, m, o), o.prompt_tokens);
   if (o.prompt_tokens == 0) o.chunk = 1;
@@ -581,9 +598,7 @@ std::invalid_argument scratch_too_small(const llm::model_config& m, const decode
 // is checked first (dimensions only: the addresses come here).
 block_addresses place_in_scratch(const llm::model_config& m, const decode_plan& p) {
   const llm::region& act = p.plan.find("activations");
-  block_addresses at;
-  for (uint32_t ch : p.cfg.npu.gemv.weight_fifos)
-    at.weight_channels.push_back(static_cast<uint8_t>(ch));
+  block_addresses at = with_weight_channels(p.cfg);
   at.l2_words = p.cfg.npu.l2.words;
   if (p.ffn_part != 0) {
     at.prefill_scratch = p.plan.find("prefill_staging").base;
