@@ -4,10 +4,8 @@
 
 namespace pccx::trace {
 
-double to_ns(const sc_core::sc_time& t) {
-  static const double ticks_per_ns =
-      std::round(1e-9 / sc_core::sc_get_time_resolution().to_seconds());
-  return static_cast<double>(t.value()) / ticks_per_ns;
+double ticks_per_ns() {
+  return std::round(1e-9 / sc_core::sc_get_time_resolution().to_seconds());
 }
 
 void trace_hub::open(const std::string& name, const std::string& path) {

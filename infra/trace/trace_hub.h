@@ -27,8 +27,15 @@ class trace_hub {
   std::map<std::string, std::unique_ptr<jsonl_trace>> channels_;
 };
 
+// Kernel ticks in a nanosecond (the time resolution, read once).
+double ticks_per_ns();
+
 // Every trace stamps time in nanoseconds, computed from the integer tick
-// count so that 682.5 ns prints as 682.5, not 682.5000000000001.
-double to_ns(const sc_core::sc_time& t);
+// count so that 682.5 ns prints as 682.5, not 682.5000000000001. Inline: the
+// DDR model converts every transaction's times.
+inline double to_ns(const sc_core::sc_time& t) {
+  static const double per_ns = ticks_per_ns();
+  return static_cast<double>(t.value()) / per_ns;
+}
 
 }  // namespace pccx::trace

@@ -4,6 +4,7 @@
 #include <cstdio>
 #include <filesystem>
 #include <iostream>
+#include <map>
 #include <nlohmann/json.hpp>
 #include <sstream>
 
@@ -57,6 +58,22 @@ decode_row finish_cell(const workload::decode_sweep& s, const workload::decode_c
 // The prefill table's samples, each a child like a decode cell (with
 // --resume the complete ones are kept), then its rows; the number of rows
 // that failed.
+// For each run, the first run with the same command line but for where it
+// writes its JSON (itself when none is earlier); with --keep-outputs every
+// run keeps its own folder, so each runs.
+template <typename Job>
+std::vector<std::size_t> identical_runs(const std::vector<Job>& jobs, bool keep_outputs) {
+  std::vector<std::size_t> same_as(jobs.size());
+  std::map<std::vector<std::string>, std::size_t> first;
+  for (std::size_t k = 0; k < jobs.size(); ++k) {
+    std::vector<std::string> key = jobs[k].args;
+    for (std::size_t i = 0; i + 1 < key.size(); ++i)
+      if (key[i] == "--json") key[i + 1].clear();
+    same_as[k] = keep_outputs ? k : first.emplace(std::move(key), k).first->second;
+  }
+  return same_as;
+}
+
 std::size_t run_prefill_table(const cli_options& opts, const workload::decode_table& decode,
                               const std::string& dir, std::size_t jobs_requested) {
   const auto cells = workload::prefill_cells(decode.sweep, decode.base);
@@ -78,6 +95,9 @@ std::size_t run_prefill_table(const cli_options& opts, const workload::decode_ta
       j.fingerprint = command_fingerprint(j.args);
       samples.push_back(std::move(j));
     }
+  // Samples whose runs are the same command (a strategy whose ring does not
+  // follow the prompt samples the same chunks at every prompt) run once.
+  std::vector<std::size_t> same_as = identical_runs(samples, opts.keep_outputs);
   std::vector<nlohmann::json> docs(samples.size());
   std::vector<std::size_t> to_run;
   auto marker_of = [&](std::size_t k) { return cell_dir + "/" + samples[k].id + ".complete.json"; };
@@ -87,7 +107,7 @@ std::size_t run_prefill_table(const cli_options& opts, const workload::decode_ta
     const std::string status = doc.is_object() ? doc.value("status", std::string()) : "";
     if (status == "ok" || status == "does_not_fit")
       docs[k] = doc;
-    else
+    else if (same_as[k] == k)
       to_run.push_back(k);
   }
   std::cerr << "pccx-vp: decode-table: prefill table: " << cells.size() << " cells, "
@@ -117,6 +137,15 @@ std::size_t run_prefill_table(const cli_options& opts, const workload::decode_ta
               << status << buf << '\n';
   };
   run_children(to_run.size(), effective_jobs(jobs_requested, to_run.size()), prepare, finish);
+  for (std::size_t k = 0; k < samples.size(); ++k) {
+    const std::size_t r = same_as[k];
+    if (r == k || !docs[k].is_null()) continue;
+    docs[k] = docs[r];
+    fs::copy_file(json_of(r), json_of(k), fs::copy_options::overwrite_existing, ec);
+    const std::string status = docs[k].value("status", std::string());
+    if (status == "ok" || status == "does_not_fit")
+      mark_complete(marker_of(k), samples[k].fingerprint, {{"doc", docs[k]}});
+  }
 
   workload::prefill_table table{decode.sweep, decode.base, {}};
   std::size_t failed = 0;

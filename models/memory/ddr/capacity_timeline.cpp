@@ -10,14 +10,10 @@ namespace pccx::mem {
 capacity_timeline::capacity_timeline(double ticks_per_second)
     : ticks_per_second_(ticks_per_second) {}
 
-// First breakpoint after t / at or after t.
+// First breakpoint after t.
 capacity_timeline::iterator capacity_timeline::upper_bound(uint64_t t) {
   return std::upper_bound(level_.begin(), level_.end(), t,
                           [](uint64_t v, const breakpoint& b) { return v < b.t; });
-}
-capacity_timeline::iterator capacity_timeline::lower_bound(uint64_t t) {
-  return std::lower_bound(level_.begin(), level_.end(), t,
-                          [](const breakpoint& b, uint64_t v) { return b.t < v; });
 }
 
 int64_t capacity_timeline::reserved_at(uint64_t t) const {
@@ -70,27 +66,28 @@ capacity_timeline::interval capacity_timeline::reserve(uint64_t from, uint64_t b
   return out;
 }
 
-size_t capacity_timeline::split_at(uint64_t t) {
-  auto it = lower_bound(t);
+size_t capacity_timeline::split_at(uint64_t t, size_t from) {
+  auto it = std::lower_bound(level_.begin() + static_cast<std::ptrdiff_t>(from), level_.end(), t,
+                             [](const breakpoint& b, uint64_t v) { return b.t < v; });
   if (it != level_.end() && it->t == t) return static_cast<size_t>(it - level_.begin());
   const int64_t before = it == level_.begin() ? 0 : std::prev(it)->level;
   const auto made = level_.insert(it, breakpoint{t, before});  // may reallocate
   return static_cast<size_t>(made - level_.begin());
 }
 
-void capacity_timeline::merge_at(uint64_t t) {
-  auto it = lower_bound(t);
-  if (it == level_.end() || it->t != t) return;
-  const int64_t before = it == level_.begin() ? 0 : std::prev(it)->level;
-  if (before == it->level) level_.erase(it);
+void capacity_timeline::merge_at(size_t i) {
+  const int64_t before = i == 0 ? 0 : level_[i - 1].level;
+  if (before == level_[i].level) level_.erase(level_.begin() + static_cast<std::ptrdiff_t>(i));
 }
 
 void capacity_timeline::add(uint64_t a, uint64_t b, int64_t rate) {
-  const size_t first = split_at(a);
-  const size_t last = split_at(b);
+  const size_t first = split_at(a, 0);
+  const size_t last = split_at(b, first);  // b > a: at or after a's breakpoint
   for (size_t i = first; i < last; ++i) level_[i].level += rate;
-  merge_at(a);
-  merge_at(b);
+  // The later one first, so the earlier index stays valid; either order
+  // leaves the same breakpoints (a merge compares with the level before).
+  merge_at(last);
+  merge_at(first);
 }
 
 void capacity_timeline::forget_before(uint64_t t) {

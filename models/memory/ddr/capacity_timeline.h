@@ -50,9 +50,10 @@ class capacity_timeline {
 
   void add(uint64_t a, uint64_t b, int64_t rate);
   iterator upper_bound(uint64_t t);
-  iterator lower_bound(uint64_t t);
-  size_t split_at(uint64_t t);  // index of the breakpoint at t, made if absent
-  void merge_at(uint64_t t);
+  // Index of the breakpoint at t, made if absent; the search starts at
+  // index `from` (no breakpoint before it is at or after t).
+  size_t split_at(uint64_t t, size_t from);
+  void merge_at(size_t i);  // drops breakpoint i when it changes nothing
 
   struct piece {
     uint64_t a, b;

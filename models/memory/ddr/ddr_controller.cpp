@@ -131,8 +131,13 @@ void ddr_controller::b_transport(int id, tlm::tlm_generic_payload& tr, sc_time& 
   }
 
   const sc_time now = sc_core::sc_time_stamp();
-  scheduler_.forget_before(now);
-  if (dram_) dram_->forget_before(to_ns(now));
+  // Decoupled initiators issue many transactions at one kernel time; the
+  // history before it needs dropping once.
+  if (now != forgotten_before_) {
+    forgotten_before_ = now;
+    scheduler_.forget_before(now);
+    if (dram_) dram_->forget_before(to_ns(now));
+  }
   ddr_access a;
   a.port = port;
   a.cls = ext->cls;

@@ -97,6 +97,7 @@ class ddr_controller : public sc_core::sc_module {
   bandwidth_scheduler scheduler_;
   bandwidth_recorder recorder_;
   std::unique_ptr<bandwidth_recorder> plot_recorder_;
+  sc_core::sc_time forgotten_before_;  // the kernel time of the last forget_before
   backing_store store_;
   std::unique_ptr<dram_scheduler> dram_;
   trace::jsonl_trace* trace_ = nullptr;

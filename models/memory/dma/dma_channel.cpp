@@ -183,7 +183,8 @@ void dma_channel::move(const descriptor& d) {
 
   const bool to_ddr = params_.direction == dma_direction::stream_to_ddr;
   traffic_.cls = d.cls;
-  std::deque<sc_time> in_flight;  // completion times of this descriptor's blocks
+  std::deque<sc_time>& in_flight = in_flight_;  // completion times of this descriptor's blocks
+  in_flight.clear();
   sc_time last = start;
   uint64_t moved_rows = 0;  // bytes of the rows already moved
   // Blocks may share a transaction only while the blocks in flight outlast

@@ -186,6 +186,9 @@ class dma_channel : public sc_core::sc_module {
   sc_core::sc_time busy_until_;      // completion of the last block issued
   sc_core::sc_time busy_end_;        // end of the busy time already counted
   std::deque<std::pair<sc_core::sc_time, uint64_t>> in_flight_bytes_;  // (completion, bytes)
+  // The blocks of the descriptor being moved, by completion: kept between
+  // descriptors so that a driver's many small ones allocate nothing.
+  std::deque<sc_core::sc_time> in_flight_;
   std::deque<sc_core::sc_time> pending_done_;  // completion of descriptors done later
   stats stats_;
 

@@ -329,15 +329,36 @@ void gemm_unit::compute_values(job& jb) {
 // order.
 void gemm_unit::write_results(job& jb) {
   const uint32_t M = jb.M, N = jb.N;
-  std::vector<std::vector<uint32_t>> words_of(jb.n_tiles);
-  for (uint32_t wd = 0; wd < jb.out_words; ++wd)
-    words_of[matmul::last_column_of_word(wd, uint64_t{M} * N, N) / jb.TN].push_back(wd);
+  // Words by the N-tile that completes them (a counting sort, kept between
+  // instructions): tile j's words are written from its end on, in order.
+  std::vector<uint32_t>& tile_of = scratch_.tile_of;
+  std::vector<uint32_t>& begin = scratch_.tile_begin;
+  std::vector<uint32_t>& words = scratch_.tile_words;
+  tile_of.resize(jb.out_words);
+  begin.assign(size_t{jb.n_tiles} + 1, 0);
+  for (uint32_t wd = 0; wd < jb.out_words; ++wd) {
+    tile_of[wd] = matmul::last_column_of_word(wd, uint64_t{M} * N, N) / jb.TN;
+    ++begin[tile_of[wd] + 1];
+  }
+  for (uint32_t j = 0; j < jb.n_tiles; ++j) begin[j + 1] += begin[j];
+  words.resize(jb.out_words);
+  scratch_.fill.assign(begin.begin(), begin.end() - 1);
+  for (uint32_t wd = 0; wd < jb.out_words; ++wd) words[scratch_.fill[tile_of[wd]]++] = wd;
   for (uint32_t j = 0; j < jb.n_tiles; ++j) {
-    for (uint32_t wd : words_of[j]) {
+    const sc_time earliest = std::max(jb.ntile_end[j], jb.old_ready);
+    // A run of consecutive words goes through the port in one write: the
+    // port takes them back to back from the first one's slot, as it would
+    // one by one.
+    for (uint32_t i = begin[j]; i < begin[j + 1];) {
+      uint32_t run = 1;
+      while (i + run < begin[j + 1] && words[i + run] == words[i] + run) ++run;
+      const uint32_t wd = words[i];
       uint8_t* wb = jb.functional ? &jb.out_bytes[size_t{wd} * kWord] : nullptr;
-      if (jb.functional) matmul::form_result_word(wb, wd, jb.y, jb.accm);
-      jb.end = std::max(jb.end, l2_.write(kPort, jb.mm->dest_reg + wd, 1, wb,
-                                          std::max(jb.ntile_end[j], jb.old_ready)));
+      if (jb.functional)
+        for (uint32_t r = 0; r < run; ++r)
+          matmul::form_result_word(wb + size_t{r} * kWord, wd + r, jb.y, jb.accm);
+      jb.end = std::max(jb.end, l2_.write(kPort, jb.mm->dest_reg + wd, run, wb, earliest));
+      i += run;
     }
   }
   jb.end = std::max(jb.end, jb.comp_end);

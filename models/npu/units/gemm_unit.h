@@ -106,6 +106,11 @@ class gemm_unit : public threaded_unit {
   perf_counters& counters_;
   decoupled_clock clock_;
   stats stats_;
+  // write_results' word order, kept between instructions (a prefill chunk
+  // runs thousands of GEMMs).
+  struct scratch {
+    std::vector<uint32_t> tile_of, tile_begin, tile_words, fill;
+  } scratch_;
 };
 
 }  // namespace pccx::npu
