@@ -5,24 +5,26 @@ namespace pccx::npu {
 using sc_core::sc_time;
 
 void decoupled_clock::reset() {
-  offset_ = sc_core::SC_ZERO_TIME;
-  next_sync_ =
-      sc_core::sc_time_stamp() + tlm::tlm_global_quantum::instance().compute_local_quantum();
+  local_ = sc_core::sc_time_stamp();
+  next_sync_ = local_ + tlm::tlm_global_quantum::instance().compute_local_quantum();
 }
 
 void decoupled_clock::sync() {
-  sc_core::wait(offset_);
+  const sc_time now = sc_core::sc_time_stamp();
+  sc_core::wait(local_ > now ? local_ - now : sc_core::SC_ZERO_TIME);
   reset();
 }
 
 void decoupled_clock::sync_to(const sc_time& t) {
   const sc_time now = sc_core::sc_time_stamp();
-  offset_ = t > now ? t - now : sc_core::SC_ZERO_TIME;
+  local_ = t > now ? t : now;
   sync();
 }
 
+void decoupled_clock::refresh() { local_ = sc_core::sc_time_stamp(); }
+
 void decoupled_clock::resume_at(const sc_time& t) {
-  offset_ = sc_core::SC_ZERO_TIME;
+  local_ = sc_core::sc_time_stamp();
   advance_to(t);
 }
 

@@ -117,7 +117,9 @@ void form_result_word(uint8_t* word, uint32_t w, const std::vector<float>& y, bo
 sc_core::sc_time wait_for_weights(decoupled_clock& clock, mem::stream_fifo& fifo, uint64_t bytes,
                                   uint8_t* buf, const sc_core::sc_time& at) {
   clock.sync_to(at);
-  return std::max(fifo.pop(bytes, buf), at);
+  const sc_core::sc_time popped = fifo.pop(bytes, buf);
+  clock.refresh();
+  return std::max(popped, at);
 }
 
 }  // namespace pccx::npu::matmul

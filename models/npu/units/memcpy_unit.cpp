@@ -102,6 +102,7 @@ void memcpy_unit::host_to_l2(uint32_t dest, uint32_t words) {
       clock_.sync_to(clock_.local());
       const sc_time t0 = sc_core::sc_time_stamp();
       ready = from_host_.pop(kWord, buf);
+      clock_.refresh();
       stats_.stall += ready - t0;
       n = 1;
     } else {
@@ -130,6 +131,7 @@ void memcpy_unit::l2_to_host(uint32_t src, uint32_t words) {
       clock_.sync_to(clock_.local());
       const sc_time t0 = sc_core::sc_time_stamp();
       to_host_.reserve(kWord);
+      clock_.refresh();
       stats_.stall += sc_core::sc_time_stamp() - t0;
       room = to_host_.free_space() / kWord + 1;  // the reserved word counts
     }
@@ -194,6 +196,7 @@ void memcpy_unit::kv_append(uint32_t src, uint32_t vectors, const kv::kv_codec& 
       clock_.sync_to(clock_.local());
       const sc_time t0 = sc_core::sc_time_stamp();
       to_host_.reserve(rec);
+      clock_.refresh();
       stats_.stall += sc_core::sc_time_stamp() - t0;
     }
     to_host_.push(rec, std::max(done, clock_.local()), functional ? out.data() : nullptr);
