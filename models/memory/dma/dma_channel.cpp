@@ -90,17 +90,13 @@ dma_channel::~dma_channel() {
 
 // ---------------------------------------------------------------- thread
 
-void dma_channel::set_local(const sc_time& t) {
-  const sc_time now = sc_core::sc_time_stamp();
-  qk_.set(t > now ? t - now : SC_ZERO_TIME);
-}
-
 void dma_channel::run() {
-  qk_.reset();
+  clock_.reset();
   for (;;) {
     if (queue_.empty()) {
-      qk_.sync();  // idle from the end of the local work on
+      clock_.sync();  // idle from the end of the local work on
       while (queue_.empty()) wait(cmd_pushed_);
+      clock_.refresh();
     }
     const descriptor d = queue_.front();
     queue_.pop_front();
@@ -155,10 +151,11 @@ void dma_channel::fault(const descriptor& d, uint32_t errors, const std::string&
 void dma_channel::post_status(const descriptor& d, uint32_t errors, const sc_time& at) {
   if (status_.size() >= params_.section.status_depth) {
     // The status stream backpressures the channel until firmware pops.
-    qk_.sync();
+    clock_.sync();
     const sc_time t0 = sc_core::sc_time_stamp();
     PCCX_LOG(log_, debug, "status queue full, holding descriptor #" << d.seq);
     while (status_.size() >= params_.section.status_depth) wait(status_popped_);
+    clock_.refresh();
     stats_.stall += sc_core::sc_time_stamp() - t0;
   }
   const uint32_t word = PCCX_DMA_STS_VALID | ((errors & 0xFFu) << 8) | (d.tag & PCCX_DMA_TAG_MASK);
@@ -167,7 +164,7 @@ void dma_channel::post_status(const descriptor& d, uint32_t errors, const sc_tim
 }
 
 void dma_channel::move(const descriptor& d) {
-  set_local(std::max(local_now(), d.arrival));
+  clock_.move_to(d.arrival);
   const sc_time start = local_now();
   active_ = true;
   active_arrival_ = d.arrival;
@@ -212,23 +209,25 @@ void dma_channel::move(const descriptor& d) {
       const uint32_t n = static_cast<uint32_t>(std::min<uint64_t>(uint64_t{block_} * group, left));
       // Block k + outstanding leaves when block k has completed.
       while (in_flight.size() >= params_.section.outstanding) {
-        set_local(std::max(local_now(), in_flight.front()));
+        clock_.move_to(in_flight.front());
         in_flight.pop_front();
       }
       uint8_t* data = params_.functional ? buffer_.data() : nullptr;
       if (!to_ddr) {
         if (!fifo_.try_reserve(n)) {  // FIFO full: wait for the consumer
-          qk_.sync();
+          clock_.sync();
           const sc_time t0 = sc_core::sc_time_stamp();
           fifo_.reserve(n);
+          clock_.refresh();
           stats_.stall += sc_core::sc_time_stamp() - t0;
         }
       } else if (auto ready = fifo_.try_pop(n, data, local_now())) {
-        set_local(*ready);
+        clock_.move_to(*ready);
       } else {  // FIFO empty: wait for the producer
-        qk_.sync();
+        clock_.sync();
         const sc_time t0 = sc_core::sc_time_stamp();
         fifo_.pop(n, data);
+        clock_.refresh();
         stats_.stall += sc_core::sc_time_stamp() - t0;
       }
 
@@ -240,7 +239,9 @@ void dma_channel::move(const descriptor& d) {
       tx_.set_byte_enable_ptr(nullptr);
       tx_.set_dmi_allowed(false);
       tx_.set_response_status(tlm::TLM_INCOMPLETE_RESPONSE);
-      sc_time delay = qk_.get_local_time();
+      // The kernel's time does not move while the thread runs: read once.
+      const sc_time now = sc_core::sc_time_stamp();
+      sc_time delay = local_now() - now;
       traffic_.transfer_start = traffic_.transfer_end = SC_ZERO_TIME;  // a DDR may not set them
       ddr->b_transport(tx_, delay);
       ++stats_.transactions;
@@ -255,7 +256,7 @@ void dma_channel::move(const descriptor& d) {
                  std::max(last, local_now()));
         return;
       }
-      const sc_time completion = sc_core::sc_time_stamp() + delay;
+      const sc_time completion = now + delay;
       const sc_time xfer_start = traffic_.transfer_start, xfer_end = traffic_.transfer_end;
       const bool timed =
           xfer_end > SC_ZERO_TIME && xfer_end >= xfer_start && completion >= xfer_end;
@@ -292,7 +293,7 @@ void dma_channel::move(const descriptor& d) {
       last = std::max(last, completion);
       addr += n;
       left -= n;
-      if (qk_.need_sync()) qk_.sync();
+      if (clock_.quantum_used()) clock_.sync();
     }
     moved_rows += run_bytes;
   }

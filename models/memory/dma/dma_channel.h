@@ -15,7 +15,6 @@
 
 #include <tlm_utils/simple_initiator_socket.h>
 #include <tlm_utils/simple_target_socket.h>
-#include <tlm_utils/tlm_quantumkeeper.h>
 
 #include <cstdint>
 #include <deque>
@@ -27,6 +26,7 @@
 
 #include "infra/log/logger.h"
 #include "infra/regs/register_bank.h"
+#include "infra/time/decoupled_clock.h"
 #include "infra/trace/analysis_port.h"
 #include "models/memory/common/traffic.h"
 #include "models/memory/dma/dma_config.h"
@@ -145,8 +145,7 @@ class dma_channel : public sc_core::sc_module {
   void post_status(const descriptor& d, uint32_t errors, const sc_core::sc_time& at);
   void finished(const descriptor& d, uint64_t moved, uint32_t errors, const sc_core::sc_time& from,
                 const sc_core::sc_time& to);
-  sc_core::sc_time local_now() const { return qk_.get_current_time(); }
-  void set_local(const sc_core::sc_time& t);
+  const sc_core::sc_time& local_now() const { return clock_.local(); }
   void mature(const sc_core::sc_time& now);
   uint32_t ready_statuses(const sc_core::sc_time& now) const;
 
@@ -163,7 +162,7 @@ class dma_channel : public sc_core::sc_module {
   stream_fifo& fifo_;
   uint32_t block_;
   log::logger log_;
-  tlm_utils::tlm_quantumkeeper qk_;
+  decoupled_clock clock_;
   tlm::tlm_generic_payload tx_;
   ddr_traffic traffic_;
   std::vector<uint8_t> buffer_;  // one block, functional mode

@@ -33,7 +33,7 @@
 
 #include "models/memory/dma/stream_fifo.h"
 #include "models/memory/l2/l2_memory.h"
-#include "models/npu/core/decoupled_clock.h"
+#include "infra/time/decoupled_clock.h"
 #include "models/npu/core/perf_counters.h"
 #include "models/npu/core/threaded_unit.h"
 #include "models/npu/units/gemm_config.h"

@@ -13,7 +13,7 @@
 
 #include "models/memory/dma/stream_fifo.h"
 #include "models/memory/l2/l2_memory.h"
-#include "models/npu/core/decoupled_clock.h"
+#include "infra/time/decoupled_clock.h"
 #include "models/npu/core/execution_unit.h"
 
 namespace pccx::npu::matmul {

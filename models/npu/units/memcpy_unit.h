@@ -28,7 +28,7 @@
 #include "models/kv/kv_datapath_config.h"
 #include "models/memory/dma/stream_fifo.h"
 #include "models/memory/l2/l2_memory.h"
-#include "models/npu/core/decoupled_clock.h"
+#include "infra/time/decoupled_clock.h"
 #include "models/npu/core/threaded_unit.h"
 #include "models/npu/npu_config.h"
 

@@ -1,6 +1,6 @@
-#include "models/npu/core/decoupled_clock.h"
+#include "infra/time/decoupled_clock.h"
 
-namespace pccx::npu {
+namespace pccx {
 
 using sc_core::sc_time;
 
@@ -28,4 +28,4 @@ void decoupled_clock::resume_at(const sc_time& t) {
   advance_to(t);
 }
 
-}  // namespace pccx::npu
+}  // namespace pccx

@@ -1,13 +1,14 @@
-// The temporally decoupled local time of a unit's thread, kept as a
-// tlm_quantumkeeper keeps it (a local time ahead of the kernel and the next
-// sync point of the global quantum), with the moves every unit makes. A unit
-// runs ahead of the kernel (reserving L2 and FIFO time at its local time)
-// and yields only when the global quantum is used up or when it must see
-// another thread's work.
+// The temporally decoupled local time of a model's thread (the NPU's units,
+// the DMA channels), kept as a tlm_quantumkeeper keeps it (a local time ahead
+// of the kernel and the next sync point of the global quantum). A thread
+// runs ahead of the kernel (reserving L2, FIFO and DDR time at its local
+// time) and yields only when the global quantum is used up or when it must
+// see another thread's work.
 //
 // Written out rather than wrapping tlm_quantumkeeper: a GEMV advances its
-// clock once per weight record, millions of times per decoded token, and the
-// keeper's virtual calls each read the kernel time again. Here the local time
+// clock once per weight record and a DMA channel several times per DDR
+// transaction, millions of times per decoded token, and the keeper's
+// virtual calls each read the kernel time again. Here the local time
 // is absolute and the kernel time is read only where the thread may have
 // waited: in sync(), and in refresh() or resume_at() after a wait outside
 // the clock.
@@ -17,7 +18,7 @@
 
 #include <systemc>
 
-namespace pccx::npu {
+namespace pccx {
 
 class decoupled_clock {
  public:
@@ -27,9 +28,16 @@ class decoupled_clock {
 
   // Local time forward to t (never back); syncs when the quantum is used up.
   void advance_to(const sc_core::sc_time& t) {
-    if (t > local_) local_ = t;
-    if (local_ >= next_sync_) sync();
+    move_to(t);
+    if (quantum_used()) sync();
   }
+  // Local time forward to t (never back), leaving the sync to the caller.
+  void move_to(const sc_core::sc_time& t) {
+    if (t > local_) local_ = t;
+  }
+  bool quantum_used() const { return local_ >= next_sync_; }
+  // Waits until the kernel reaches the local time, then reset().
+  void sync();
   // Waits in kernel time until the kernel reaches t (or no time, if it has).
   void sync_to(const sc_core::sc_time& t);
   // After the thread waited outside the clock (a blocking FIFO call, which
@@ -40,10 +48,8 @@ class decoupled_clock {
   void resume_at(const sc_core::sc_time& t);
 
  private:
-  void sync();  // waits until the kernel reaches the local time, then reset()
-
   sc_core::sc_time local_;      // the thread's local time, >= kernel time
   sc_core::sc_time next_sync_;  // kernel time of the end of the quantum
 };
 
-}  // namespace pccx::npu
+}  // namespace pccx
