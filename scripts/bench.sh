@@ -1,31 +1,38 @@
 #!/usr/bin/env bash
 # Macro benchmark: how fast the platform simulates Gemma 3n E4B decode in
-# timing mode, per context (1K, 8K, 32K) and KV format (FP16, INT4), and how
-# long the whole main-job decode table takes. Prints one table; figures come
-# from each run's speed.json (wall time of the simulation itself, without
-# writing outputs; peak RSS from getrusage).
+# timing mode, per context (1K, 8K, 32K) and KV format (FP16, INT4, rotated
+# 3-bit), the decode program as its AArch64 ELF against host code, a whole
+# 1K-token prefill, the main job's decode and prefill tables, and the peak
+# RSS as the decode goes on. Figures come from each run's speed.json (wall
+# time of the simulation itself, without writing outputs; peak RSS from
+# getrusage). Ends with the targets of docs/results/performance.md, each
+# with its measured figure and ratio.
 #
 #   scripts/bench.sh                 build (Release) if needed, then measure
 #   scripts/bench.sh --exe PATH      measure another pccx-vp binary
-#   scripts/bench.sh --no-table      skip the main-job decode table
+#   scripts/bench.sh --before PATH   also measure an earlier pccx-vp binary in
+#                                    the same run (each repeat runs both, one
+#                                    after the other) and print the speedups
+#   scripts/bench.sh --no-table      skip the main-job decode and prefill tables
 #   scripts/bench.sh --no-prefill    skip the 1K-prompt prefill (about 2 min)
 #   scripts/bench.sh --micro         also run the Google Benchmark programs
 #   scripts/bench.sh --repeat N      runs per cell, the fastest kept (3): a
-#                                    shared machine's wall times scatter
+#                                    shared machine's wall times scatter; the
+#                                    spread (slowest / fastest) is printed
 #   scripts/bench.sh --elf PATH      the decode program's AArch64 ELF for the
 #                                    firmware-CPU rows (default: the build's
 #                                    firmware/aarch64/programs/gemma_decode.elf)
 #
-# Targets (docs/results/performance.md): sim/wall >= 1.0 for the 32K FP16 token,
-# decode table (with its prefill table) within a few minutes, peak RSS <= 256 MiB.
-# The prefill row: a whole 1,024-token Gemma 3n E4B prompt in the decode
-# program's chunks (every chunk simulated, no sampling), its simulated time
-# to first token against its wall time.
+# Targets: sim/wall >= 3.0 for the 32K token (FP16, INT4, rotated); the ELF
+# path at least half the host code's sim/wall; the main job at least twice
+# as fast as the --before binary; peak RSS <= 256 MiB, not growing with the
+# tokens decoded (at most 0.1 MiB a token between 16 and 64 tokens at 32K).
 set -euo pipefail
 
 root=$(cd "$(dirname "$0")/.." && pwd)
 build="${PCCX_BUILD_DIR:-$root/build}"
 exe=""
+before=""
 elf=""
 table=1
 prefill=1
@@ -33,16 +40,18 @@ micro=0
 repeat=3
 while [ $# -gt 0 ]; do
   case "$1" in
-    --exe|--repeat|--elf) [ $# -ge 2 ] || { echo "bench.sh: $1 needs a value" >&2; exit 2; } ;;
+    --exe|--repeat|--elf|--before) [ $# -ge 2 ] || { echo "bench.sh: $1 needs a value" >&2; exit 2; } ;;
   esac
   case "$1" in
     --exe) exe="$2"; shift 2 ;;
+    --before) before="$2"; shift 2 ;;
     --elf) elf="$2"; shift 2 ;;
     --no-table) table=0; shift ;;
     --no-prefill) prefill=0; shift ;;
     --micro) micro=1; shift ;;
     --repeat) repeat="$2"; shift 2 ;;
-    *) echo "usage: scripts/bench.sh [--exe PATH] [--elf PATH] [--no-table] [--no-prefill] [--micro] [--repeat N]" >&2
+    *) echo "usage: scripts/bench.sh [--exe PATH] [--before PATH] [--elf PATH] [--no-table]" \
+            "[--no-prefill] [--micro] [--repeat N]" >&2
        exit 2 ;;
   esac
 done
@@ -61,8 +70,13 @@ if [ -z "$exe" ]; then
   cmake --build "$build" -j "$(nproc 2>/dev/null || echo 2)" >/dev/null
   exe="$build/platform/app/pccx-vp"
 fi
+absolute() { echo "$(cd "$(dirname "$1")" && pwd)/$(basename "$1")"; }
 [ -x "$exe" ] || { echo "bench.sh: $exe is not an executable" >&2; exit 2; }
-exe=$(cd "$(dirname "$exe")" && pwd)/$(basename "$exe")
+exe=$(absolute "$exe")
+if [ -n "$before" ]; then
+  [ -x "$before" ] || { echo "bench.sh: --before $before is not an executable" >&2; exit 2; }
+  before=$(absolute "$before")
+fi
 
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
@@ -71,111 +85,210 @@ trap 'rm -rf "$work"' EXIT
 json_number() {
   sed -n "s/^ *\"$2\": \\([-0-9.e+]*\\),\\{0,1\\}\$/\\1/p" "$1" | head -n 1
 }
+# The binaries measured: "after" always, "before" with --before.
+kinds=(after)
+[ -n "$before" ] && kinds+=(before)
+exe_of() { if [ "$1" = after ]; then echo "$exe"; else echo "$before"; fi; }
+
+# run_best NAME ARGS...: runs `pccx-vp decode ARGS --out DIR` $repeat times
+# with each binary (interleaved, so both see the same machine) and leaves the
+# fastest run's folder in $work/NAME-KIND and its spread (slowest / fastest)
+# in $work/NAME-KIND.spread.
+run_best() {
+  local name=$1 r kind out wall
+  shift
+  for kind in "${kinds[@]}"; do : >"$work/$name-$kind.walls"; done
+  for r in $(seq "$repeat"); do
+    for kind in "${kinds[@]}"; do
+      out="$work/$name-$kind-$r"
+      (cd "$root" && "$(exe_of "$kind")" decode "$@" --out "$out" >"$out.log" 2>&1) ||
+        { cat "$out.log" >&2; exit 1; }
+      wall=$(json_number "$out/speed.json" wall_time_s)
+      echo "$wall $r" >>"$work/$name-$kind.walls"
+    done
+  done
+  for kind in "${kinds[@]}"; do
+    r=$(sort -g "$work/$name-$kind.walls" | head -n 1 | cut -d' ' -f2)
+    rm -rf "$work/$name-$kind"
+    mv "$work/$name-$kind-$r" "$work/$name-$kind"
+    mv "$work/$name-$kind-$r.log" "$work/$name-$kind.log"
+    sort -g "$work/$name-$kind.walls" |
+      awk 'NR == 1 { lo = $1 } { hi = $1 } END { printf "%.2f\n", hi / lo }' >"$work/$name-$kind.spread"
+  done
+}
+ratio_of() { json_number "$work/$1/speed.json" sim_per_wall; }
 
 tokens=4
-int4=(--set npu.kv.key.kind=int4 --set npu.kv.key.group=0
-      --set npu.kv.value.kind=int4 --set npu.kv.value.group=32)
+gemma=(--model configs/models/gemma3n-e4b.json)
+timing=(--set simulation.mode=timing)
+declare -A formats=(
+  [fp16]=""
+  [int4]="--set npu.kv.key.kind=int4 --set npu.kv.key.group=0 --set npu.kv.value.kind=int4 --set npu.kv.value.group=32"
+  [rot3]="--set npu.kv.key.kind=rotated --set npu.kv.key.bits=3 --set npu.kv.key.group=0 --set npu.kv.value.kind=rotated --set npu.kv.value.bits=3 --set npu.kv.value.group=0"
+)
 
 echo "pccx-vp macro benchmark: $(nproc 2>/dev/null || echo '?') cores, $(uname -m)," \
   "$(sed -n 's/^model name[[:space:]]*: //p' /proc/cpuinfo 2>/dev/null | head -n 1)"
+echo "binary: $exe"
+[ -n "$before" ] && echo "before: $before"
 echo "Gemma 3n E4B decode, timing mode, $tokens tokens per run, default platform," \
-  "fastest of $repeat runs"
+  "fastest of $repeat runs (spread: slowest / fastest)"
 echo
-printf '| %-7s | %-4s | %12s | %12s | %9s | %10s | %12s | %9s |\n' \
-  context KV "sim ms/token" "wall s/token" "sim/wall" "DDR tx" "DDR tx/s" "RSS MiB"
-printf '|%s|%s|%s|%s|%s|%s|%s|%s|\n' --------- ------ -------------- -------------- \
-  ----------- ------------ -------------- -----------
-for kv in fp16 int4; do
+if [ -n "$before" ]; then
+  printf '| %-7s | %-4s | %12s | %12s | %9s | %6s | %10s | %7s | %10s | %9s |\n' \
+    context KV "sim ms/token" "wall s/token" "sim/wall" spread "before" spread speedup "RSS MiB"
+  printf '|%s|%s|%s|%s|%s|%s|%s|%s|%s|%s|\n' --------- ------ -------------- -------------- \
+    ----------- -------- ------------ --------- ------------ -----------
+else
+  printf '| %-7s | %-4s | %12s | %12s | %9s | %6s | %10s | %12s | %9s |\n' \
+    context KV "sim ms/token" "wall s/token" "sim/wall" spread "DDR tx" "DDR tx/s" "RSS MiB"
+  printf '|%s|%s|%s|%s|%s|%s|%s|%s|%s|\n' --------- ------ -------------- -------------- \
+    ----------- -------- ------------ -------------- -----------
+fi
+for kv in fp16 int4 rot3; do
   for ctx in 1024 8192 32768; do
-    extra=()
-    [ "$kv" = int4 ] && extra=("${int4[@]}")
-    s="" best=""
-    for r in $(seq "$repeat"); do
-      out="$work/$kv-$ctx-$r"
-      (cd "$root" && "$exe" decode --model configs/models/gemma3n-e4b.json --context "$ctx" \
-        --tokens "$tokens" --set simulation.mode=timing "${extra[@]}" --out "$out" \
-        >"$work/log" 2>&1) || { cat "$work/log" >&2; exit 1; }
-      mean=$(sed -n 's/^ *mean of the [0-9]* tokens: \([0-9.]*\) ms\/token.*/\1/p' "$work/log")
-      wall=$(json_number "$out/speed.json" wall_time_s)
-      if [ -z "$best" ] || awk -v a="$wall" -v b="$best" 'BEGIN { exit !(a < b) }'; then
-        best=$wall s="$out/speed.json"
-      fi
-    done
-    awk -v ctx="$ctx" -v kv="$kv" -v mean="$mean" -v tokens="$tokens" \
-      -v wall="$(json_number "$s" wall_time_s)" -v ratio="$(json_number "$s" sim_per_wall)" \
-      -v tx="$(json_number "$s" ddr_transactions)" \
-      -v txs="$(json_number "$s" ddr_transactions_per_wall_s)" \
-      -v rss="$(json_number "$s" peak_rss_mib)" 'BEGIN {
-        printf "| %-7s | %-4s | %12.3f | %12.3f | %9.2f | %10d | %12.0f | %9.1f |\n",
-               ctx, kv, mean, wall / tokens, ratio, tx, txs, rss }'
+    # shellcheck disable=SC2086
+    run_best "$kv-$ctx" "${gemma[@]}" --context "$ctx" --tokens "$tokens" "${timing[@]}" ${formats[$kv]}
+    s="$work/$kv-$ctx-after/speed.json"
+    mean=$(sed -n 's/^ *mean of the [0-9]* tokens: \([0-9.]*\) ms\/token.*/\1/p' "$work/$kv-$ctx-after.log")
+    if [ -n "$before" ]; then
+      awk -v ctx="$ctx" -v kv="$kv" -v mean="$mean" -v tokens="$tokens" \
+        -v wall="$(json_number "$s" wall_time_s)" -v ratio="$(ratio_of "$kv-$ctx-after")" \
+        -v spread="$(cat "$work/$kv-$ctx-after.spread")" -v b="$(ratio_of "$kv-$ctx-before")" \
+        -v bspread="$(cat "$work/$kv-$ctx-before.spread")" \
+        -v rss="$(json_number "$s" peak_rss_mib)" 'BEGIN {
+          printf "| %-7s | %-4s | %12.3f | %12.3f | %9.2f | %6.2f | %10.2f | %7.2f | %9.2fx | %9.1f |\n",
+                 ctx, kv, mean, wall / tokens, ratio, spread, b, bspread, ratio / b, rss }'
+    else
+      awk -v ctx="$ctx" -v kv="$kv" -v mean="$mean" -v tokens="$tokens" \
+        -v wall="$(json_number "$s" wall_time_s)" -v ratio="$(ratio_of "$kv-$ctx-after")" \
+        -v spread="$(cat "$work/$kv-$ctx-after.spread")" \
+        -v tx="$(json_number "$s" ddr_transactions)" \
+        -v txs="$(json_number "$s" ddr_transactions_per_wall_s)" \
+        -v rss="$(json_number "$s" peak_rss_mib)" 'BEGIN {
+          printf "| %-7s | %-4s | %12.3f | %12.3f | %9.2f | %6.2f | %10d | %12.0f | %9.1f |\n",
+                 ctx, kv, mean, wall / tokens, ratio, spread, tx, txs, rss }'
+    fi
   done
 done
 
 # The firmware CPU: the same decode from the decode program's AArch64 ELF on
 # the instruction-set simulator, against host code, in this run.
 [ -n "$elf" ] || elf="$(dirname "$exe")/../../firmware/aarch64/programs/gemma_decode.elf"
+elf_ratio=""
 if [ -f "$elf" ]; then
   echo
   echo "Firmware CPU: the decode program as host code and as its AArch64 ELF (FP16 KV)"
   echo
-  printf '| %-7s | %-11s | %12s | %9s | %14s | %14s |\n' \
-    context CPU "wall s/token" "sim/wall" "CPU instr/token" "ISS instr/s"
-  printf '|%s|%s|%s|%s|%s|%s|\n' --------- ------------- -------------- ----------- \
-    ---------------- ----------------
+  printf '| %-7s | %-11s | %12s | %9s | %6s | %14s | %14s |\n' \
+    context CPU "wall s/token" "sim/wall" spread "CPU instr/token" "ISS instr/s"
+  printf '|%s|%s|%s|%s|%s|%s|%s|\n' --------- ------------- -------------- ----------- \
+    -------- ---------------- ----------------
   for ctx in 1024 32768; do
     for kind in host elf; do
       fw=()
       [ "$kind" = elf ] && fw=(--firmware "$elf")
-      best="" s=""
-      for r in $(seq "$repeat"); do
-        out="$work/cpu-$kind-$ctx-$r"
-        (cd "$root" && "$exe" decode --model configs/models/gemma3n-e4b.json --context "$ctx" \
-          --tokens "$tokens" --set simulation.mode=timing "${fw[@]}" --out "$out" \
-          >"$work/log" 2>&1) || { cat "$work/log" >&2; exit 1; }
-        wall=$(json_number "$out/speed.json" wall_time_s)
-        if [ -z "$best" ] || awk -v a="$wall" -v b="$best" 'BEGIN { exit !(a < b) }'; then
-          best=$wall s="$out"
-        fi
-      done
+      # Host code has its row above: the ELF row is measured against it here,
+      # in the same repeats.
+      run_best "cpu-$kind-$ctx" "${gemma[@]}" --context "$ctx" --tokens "$tokens" "${timing[@]}" "${fw[@]}"
+      s="$work/cpu-$kind-$ctx-after"
       instr=$(json_number "$s/summary.json" instructions)
-      awk -v ctx="$ctx" -v kind="$kind" -v tokens="$tokens" -v wall="$best" \
-        -v ratio="$(json_number "$s/speed.json" sim_per_wall)" -v instr="${instr:-0}" 'BEGIN {
+      awk -v ctx="$ctx" -v kind="$kind" -v tokens="$tokens" \
+        -v wall="$(json_number "$s/speed.json" wall_time_s)" -v ratio="$(ratio_of "cpu-$kind-$ctx-after")" \
+        -v spread="$(cat "$s.spread")" -v instr="${instr:-0}" 'BEGIN {
           name = kind == "elf" ? "AArch64 ELF" : "host code"
           per = instr / tokens
           ips = kind == "elf" ? sprintf("%14.0f", instr / wall) : sprintf("%14s", "-")
-          printf "| %-7s | %-11s | %12.3f | %9.2f | %14s | %s |\n", ctx, name, wall / tokens,
-                 ratio, kind == "elf" ? sprintf("%.0f", per) : "-", ips }'
+          printf "| %-7s | %-11s | %12.3f | %9.2f | %6.2f | %14s | %s |\n", ctx, name, wall / tokens,
+                 ratio, spread, kind == "elf" ? sprintf("%.0f", per) : "-", ips }'
     done
   done
+  elf_ratio=$(awk -v e="$(ratio_of cpu-elf-32768-after)" -v h="$(ratio_of cpu-host-32768-after)" \
+    'BEGIN { printf "%.2f", e / h }')
   echo
   echo "(ISS instr/s: the ELF's instructions over the whole run's wall time, NPU and DDR"
-  echo " models included; the ELF path's sim/wall target is half the host code's or more)"
+  echo " models included)"
 fi
+
+# Peak RSS as the decode goes on: the 32K FP16 decode of 16 tokens against
+# 64 (one run each: memory does not scatter). The DDR bandwidth series stops
+# growing at its window limit (coarsened beyond), about 14 tokens in.
+rss_of() {
+  (cd "$root" && "$exe" decode "${gemma[@]}" --context 32768 --tokens "$1" "${timing[@]}" \
+    --out "$work/rss-$1" >"$work/rss-$1.log" 2>&1) || { cat "$work/rss-$1.log" >&2; exit 1; }
+  json_number "$work/rss-$1/speed.json" peak_rss_mib
+}
+rss16=$(rss_of 16)
+rss64=$(rss_of 64)
+rss_growth=$(awk -v a="$rss16" -v b="$rss64" 'BEGIN { printf "%.3f", (b - a) / 48 }')
+rss_max=$(for f in "$work"/*-after/speed.json "$work"/rss-*/speed.json; do
+  json_number "$f" peak_rss_mib; done | sort -g | tail -n 1)
+echo
+awk -v a="$rss16" -v b="$rss64" -v g="$rss_growth" 'BEGIN {
+  printf "Peak RSS, 32K FP16 decode: %.1f MiB after 16 tokens, %.1f MiB after 64 (%s MiB a token)\n",
+         a, b, g }'
 
 if [ "$prefill" = 1 ]; then
   echo
-  (cd "$root" && "$exe" decode --model configs/models/gemma3n-e4b.json --context 0 \
-    --prompt-tokens 1024 --tokens 0 --set simulation.mode=timing --out "$work/prefill" \
-    >"$work/log" 2>&1) || { cat "$work/log" >&2; exit 1; }
-  ttft=$(sed -n 's/.*time to first token \([0-9.]*\) ms.*/\1/p' "$work/log")
-  chunk=$(sed -n 's/.*prompt tokens in chunks of \([0-9]*\),.*/\1/p' "$work/log")
-  wall=$(json_number "$work/prefill/speed.json" wall_time_s)
-  rss=$(json_number "$work/prefill/speed.json" peak_rss_mib)
-  awk -v t="$ttft" -v w="$wall" -v c="$chunk" -v rss="$rss" 'BEGIN {
-    printf "1K-prompt prefill (Gemma 3n E4B, FP16 KV, chunks of %d, every chunk simulated): ", c
-    printf "TTFT %.1f s simulated in %.1f s wall, sim/wall %.2f, peak RSS %.1f MiB\n",
-           t / 1e3, w, t / 1e3 / w, rss }'
+  for kind in "${kinds[@]}"; do
+    (cd "$root" && "$(exe_of "$kind")" decode "${gemma[@]}" --context 0 --prompt-tokens 1024 \
+      --tokens 0 "${timing[@]}" --out "$work/prefill-$kind" >"$work/log" 2>&1) ||
+      { cat "$work/log" >&2; exit 1; }
+    ttft=$(sed -n 's/.*time to first token \([0-9.]*\) ms.*/\1/p' "$work/log")
+    chunk=$(sed -n 's/.*prompt tokens in chunks of \([0-9]*\),.*/\1/p' "$work/log")
+    wall=$(json_number "$work/prefill-$kind/speed.json" wall_time_s)
+    rss=$(json_number "$work/prefill-$kind/speed.json" peak_rss_mib)
+    awk -v k="$kind" -v t="$ttft" -v w="$wall" -v c="$chunk" -v rss="$rss" 'BEGIN {
+      printf "1K-prompt prefill (%s; Gemma 3n E4B, FP16 KV, chunks of %d, every chunk simulated): ", k, c
+      printf "TTFT %.1f s simulated in %.1f s wall, sim/wall %.2f, peak RSS %.1f MiB\n",
+             t / 1e3, w, t / 1e3 / w, rss }'
+  done
 fi
 
+declare -A table_s=()
 if [ "$table" = 1 ]; then
   echo
-  start=$(date +%s.%N)
-  (cd "$root" && "$exe" decode-table --sweep configs/sweeps/decode-table.json \
-    --out "$work/table" >"$work/log" 2>&1) || { cat "$work/log" >&2; exit 1; }
-  end=$(date +%s.%N)
-  awk -v s="$start" -v e="$end" 'BEGIN {
-    printf "main-job decode and prefill tables: %.1f s wall\n", e - s }'
+  for kind in "${kinds[@]}"; do
+    start=$(date +%s.%N)
+    (cd "$root" && "$(exe_of "$kind")" decode-table --sweep configs/sweeps/decode-table.json \
+      --out "$work/table-$kind" >"$work/log" 2>&1) || { cat "$work/log" >&2; exit 1; }
+    end=$(date +%s.%N)
+    table_s[$kind]=$(awk -v s="$start" -v e="$end" 'BEGIN { printf "%.1f", e - s }')
+    echo "main-job decode and prefill tables ($kind): ${table_s[$kind]} s wall," \
+      "prefill_table.csv $(sha256sum "$work/table-$kind/prefill_table.csv" | cut -c1-8)," \
+      "decode_table.csv $(sha256sum "$work/table-$kind/decode_table.csv" | cut -c1-8)"
+  done
 fi
+
+# The targets, each with what was measured here and measured / target (a
+# ratio of at least 1 meets it).
+echo
+echo "Targets"
+echo
+printf '| %-52s | %10s | %9s | %6s | %-3s |\n' target measured target ratio met
+printf '|%s|%s|%s|%s|%s|\n' ------------------------------------------------------ \
+  ------------ ----------- -------- -----
+target_row() {  # NAME MEASURED TARGET DIRECTION(ge|le)
+  awk -v n="$1" -v m="$2" -v t="$3" -v d="$4" 'BEGIN {
+    if (d == "ge") r = m / t
+    else if (m > 0) r = t / m
+    else r = -1
+    if (r < 0) shown = sprintf("%6s", "inf")
+    else shown = sprintf("%6.2f", r)
+    met = (r < 0 || r >= 1) ? "yes" : "no"
+    printf "| %-52s | %10s | %9s | %s | %-3s |\n", n, m, t, shown, met }'
+}
+for kv in fp16 int4 rot3; do
+  target_row "sim/wall, 32K-context $kv decode token (>=)" "$(awk -v r="$(ratio_of "$kv-32768-after")" \
+    'BEGIN { printf "%.2f", r }')" 3.0 ge
+done
+[ -n "$elf_ratio" ] && target_row "sim/wall, AArch64 ELF / host code at 32K (>=)" "$elf_ratio" 0.5 ge
+if [ "$table" = 1 ] && [ -n "$before" ]; then
+  target_row "main job, speedup over --before (>=)" \
+    "$(awk -v b="${table_s[before]}" -v a="${table_s[after]}" 'BEGIN { printf "%.2f", b / a }')" 2.0 ge
+fi
+target_row "peak RSS MiB, any row (<=)" "$rss_max" 256 le
+target_row "peak RSS growth MiB/token, 16 to 64 tokens (<=)" "$rss_growth" 0.1 le
 
 if [ "$micro" = 1 ]; then
   for b in pccx_bench pccx_bench_ddr pccx_bench_gemv pccx_bench_plan; do
