@@ -78,13 +78,18 @@ class stream_fifo {
   // time), counting the difference as consumer stall; nullopt otherwise.
   std::optional<sc_core::sc_time> try_pop(uint64_t bytes, uint8_t* out,
                                           const sc_core::sc_time& consumer_time) {
+    const auto ready = try_pop_ready(bytes, out, consumer_time);
+    if (ready && *ready < consumer_time) return consumer_time;
+    return ready;
+  }
+  // As try_pop(), but returns the bytes' own ready time (the latest of their
+  // chunks'), which may lie before consumer_time.
+  std::optional<sc_core::sc_time> try_pop_ready(uint64_t bytes, uint8_t* out,
+                                                const sc_core::sc_time& consumer_time) {
     if (bytes > level_) return std::nullopt;
     const sc_core::sc_time ready = remove(bytes, out);
-    if (ready > consumer_time) {
-      stats_.consumer_stall += ready - consumer_time;
-      return ready;
-    }
-    return consumer_time;
+    if (ready > consumer_time) stats_.consumer_stall += ready - consumer_time;
+    return ready;
   }
 
   const stats& statistics() const { return stats_; }

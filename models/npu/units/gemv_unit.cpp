@@ -300,6 +300,18 @@ void gemv_unit::stream_records(job& jb) {
   const bool one_queue = jb.head_parallel || jb.kv_values;
   std::vector<sc_time>& done = scratch_.done;
   uint32_t core = 0, next_fifo = 0;  // in order: p mod active, p mod F
+  // Records taken, counted into the statistics once (also if the loop ends
+  // early): the loop runs millions of times per decoded token.
+  struct counted {
+    stats& st;
+    const job& jb;
+    uint64_t records = 0;
+    ~counted() {
+      st.rows += records;
+      st.weight_bytes += records * jb.rec;
+      if (jb.codec) st.kv_records += records;
+    }
+  } taken{stats_, jb};
   for (uint32_t p = 0; p < jb.records; ++p) {
     const uint32_t n = jb.in_order ? p : scratch_.order[p];
     mem::stream_fifo& fifo = *fifos_[jb.in_order ? next_fifo : scratch_.fifo_of[p]];
@@ -320,9 +332,7 @@ void gemv_unit::stream_records(job& jb) {
       }
       jb.last_done = last;
     }
-    ++stats_.rows;
-    stats_.weight_bytes += jb.rec;
-    if (jb.codec) ++stats_.kv_records;
+    ++taken.records;
     if (jb.functional && jb.codec)
       compute_kv_record(jb, n, buf);
     else if (jb.functional)
@@ -346,8 +356,10 @@ sc_time gemv_unit::take_record(job& jb, mem::stream_fifo& fifo, const sc_time& f
   }
   const sc_time& dq_time = jb.dq_time;
   const sc_time want = std::max(jb.dq_free, free_at > dq_time ? free_at - dq_time : SC_ZERO_TIME);
-  const std::optional<sc_time> there = fifo.ready_time(jb.rec);  // bytes already pushed
-  const sc_time taken = matmul::take_weights(clock_, fifo, jb.rec, buf, want);
+  // The record's own ready time when its bytes are already pushed.
+  const std::optional<sc_time> there = fifo.try_pop_ready(jb.rec, buf, want);
+  const sc_time taken =
+      there ? std::max(*there, want) : matmul::wait_for_weights(clock_, fifo, jb.rec, buf, want);
   jb.dq_free = taken + dq_time;
   const sc_time start = std::max(free_at, jb.dq_free);
   // Split the core's wait: the bytes' fault as far as they came after
