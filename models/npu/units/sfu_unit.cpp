@@ -114,8 +114,10 @@ void sfu_unit::read_words(uint32_t first, uint32_t words, uint8_t* buf,
     const uint32_t n = std::min(params_.chunk_words, words - done);
     const sc_time last = l2_.read(kPort, first + done, n,
                                   buf ? buf + size_t{done} * kWord : nullptr, clock_.local());
-    for (uint32_t i = 0; i < n; ++i)
-      arrival[done + i] = last - period * static_cast<double>(n - 1 - i);
+    // One clock apart, the last at `last` (whole ticks: as exact as the
+    // product, without a double per word).
+    arrival[done + n - 1] = last;
+    for (uint32_t i = n - 1; i-- > 0;) arrival[done + i] = arrival[done + i + 1] - period;
     stats_.words_read += n;
     done += n;
     clock_.advance_to(last - latency);  // the port is free once the last address went out
@@ -252,9 +254,16 @@ void sfu_unit::run(const isa::cvo_instr& cv, result_stream* chained) {
   // strict decoder refuses it) runs in passes: each refill waits for the
   // previous pass to drain through the pipeline.
   const uint32_t pass_words = std::max(1u, params_.section.max_length / kPerWord);
+  uint32_t next_chunk = params_.chunk_words, next_pass = pass_words;  // word counters, no division
   for (uint32_t w = 0; w < vec_words; ++w) {
-    if (!reduce && w > 0 && w % params_.chunk_words == 0) flush(w);  // the previous chunk is done
-    if (w > 0 && w % pass_words == 0) entry += pipe;
+    if (w == next_chunk) {
+      next_chunk += params_.chunk_words;
+      if (!reduce) flush(w);  // the previous chunk is done
+    }
+    if (w == next_pass) {
+      next_pass += pass_words;
+      entry += pipe;
+    }
     const uint32_t count = std::min(kPerWord, n - w * kPerWord);
     const sc_time last = enter(source(vec_arrival0 + w), count);
     if (!reduce) {
