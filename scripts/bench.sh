@@ -287,7 +287,7 @@ if [ "$table" = 1 ] && [ -n "$before" ]; then
   target_row "main job, speedup over --before (>=)" \
     "$(awk -v b="${table_s[before]}" -v a="${table_s[after]}" 'BEGIN { printf "%.2f", b / a }')" 2.0 ge
 fi
-target_row "peak RSS MiB, any row (<=)" "$rss_max" 256 le
+target_row "peak RSS MiB, any row (<=)" "$(printf "%.1f" "$rss_max")" 256 le
 target_row "peak RSS growth MiB/token, 16 to 64 tokens (<=)" "$rss_growth" 0.1 le
 
 if [ "$micro" = 1 ]; then
