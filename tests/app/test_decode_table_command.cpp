@@ -3,6 +3,7 @@
 // tables and their cells, the same bytes whatever --jobs, a plan that does
 // not fit as a row, a failing cell as exit code 1, and sweep files with
 // mistakes as exit code 2 with the file and JSON pointer named.
+#include <regex>
 #include <set>
 #include <sstream>
 
@@ -326,6 +327,46 @@ TEST_F(DecodeTable, ThePrefillTableMatchesTheWholePromptSimulated) {
   EXPECT_EQ(bad.exit_code, 2) << describe(bad);
   EXPECT_TRUE(contains(bad.err, "/prefill/models/0: \"other.json\" is not one of the sweep's"))
       << bad.err;
+}
+
+}  // namespace
+}  // namespace e2e
+
+namespace e2e {
+namespace {
+
+// A strategy whose ring does not follow the prompt samples the same chunks
+// at every prompt: each such run is made once and its document serves every
+// sample of it. The table is the one every sample run on its own gives
+// (--keep-outputs runs each in its own folder).
+TEST_F(DecodeTable, APrefillSampleThatIsTheSameCommandRunsOnce) {
+  const std::string tiny = source("configs/models/tiny.json");
+  write_file(path("w.json"), R"({"models": [")" + tiny + R"("], "contexts": [16], "tokens": 2, )" +
+                                 R"("prefill": {"models": [")" + tiny +
+                                 R"("], "prompts": [40, 23], "chunk": 4}, )" +
+                                 R"("strategies": [{"name": "win", "ring_cap": 12, )" +
+                                 R"("set": {"npu.kv.key.kind": "fp16"}}]})");
+  const auto once = vp({"decode-table", "--sweep", path("w.json"), "--out", "once"});
+  ASSERT_EQ(once.exit_code, 0) << describe(once);
+  const json j = json::parse(read_file(path("once/prefill_table.json")));
+  ASSERT_EQ(j["rows"].size(), 2u);
+  const std::size_t samples = j["rows"][0]["sampled_p0"].size() + j["rows"][1]["sampled_p0"].size();
+  // Both prompts sample the chunk at 0 with the same ring: one run for two.
+  const std::regex line(R"(prefill table: 2 cells, ([0-9]+) sampled chunks \(([0-9]+) to run\))");
+  std::smatch m;
+  ASSERT_TRUE(std::regex_search(once.err, m, line)) << once.err;
+  EXPECT_EQ(std::stoul(m[1]), samples);
+  EXPECT_LT(std::stoul(m[2]), samples);
+  EXPECT_EQ(read_file(path("once/cells/tiny-win-prompt40-at0.json")),
+            read_file(path("once/cells/tiny-win-prompt23-at0.json")));
+  EXPECT_TRUE(fs::exists(path("once/cells/tiny-win-prompt23-at0.complete.json")));
+
+  const auto each = vp({"decode-table", "--sweep", path("w.json"), "--out", "each", "--keep-outputs"});
+  ASSERT_EQ(each.exit_code, 0) << describe(each);
+  ASSERT_TRUE(std::regex_search(each.err, m, line)) << each.err;
+  EXPECT_EQ(std::stoul(m[2]), samples);
+  EXPECT_EQ(read_file(path("once/prefill_table.csv")), read_file(path("each/prefill_table.csv")));
+  EXPECT_EQ(read_file(path("once/prefill_table.json")), read_file(path("each/prefill_table.json")));
 }
 
 }  // namespace

@@ -115,6 +115,24 @@ TEST(StreamFifo, BytesAreNotAvailableBeforeTheirReadyTime) {
   EXPECT_EQ(f.statistics().consumer_stall, ns(490) + ns(300));
 }
 
+// try_pop_ready: the bytes' own ready time, even when it lies before the
+// consumer's time (what a GEMV needs to split a wait); the same stall as
+// try_pop.
+TEST(StreamFifo, TryPopReadyGivesTheBytesOwnReadyTime) {
+  mem::stream_fifo f("f", 4096, false);
+  fifo_bench b;
+  b.add([&] {
+    f.push(32, ns(300), nullptr);
+    f.push(32, ns(700), nullptr);
+    EXPECT_EQ(*f.try_pop_ready(16, nullptr, ns(500)), ns(300));  // ready before the consumer
+    EXPECT_EQ(*f.try_pop_ready(32, nullptr, ns(500)), ns(700));  // spans both chunks
+    EXPECT_FALSE(f.try_pop_ready(32, nullptr, ns(500)).has_value());  // 16 left
+    EXPECT_EQ(f.level(), 16u);
+  });
+  b.run();
+  EXPECT_EQ(f.statistics().consumer_stall, ns(200));  // the second pop waited 700 - 500
+}
+
 TEST(StreamFifo, ALaterChunkIsNeverReadyBeforeAnEarlierOne) {
   mem::stream_fifo f("f", 4096, false);
   fifo_bench b;
