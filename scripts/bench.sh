@@ -13,6 +13,9 @@
 #   scripts/bench.sh --before PATH   also measure an earlier pccx-vp binary in
 #                                    the same run (each repeat runs both, one
 #                                    after the other) and print the speedups
+#   scripts/bench.sh --before-rev REV  the same with the pccx-vp of git
+#                                    revision REV, built (Release) in a
+#                                    temporary worktree first
 #   scripts/bench.sh --no-table      skip the main-job decode and prefill tables
 #   scripts/bench.sh --no-prefill    skip the 1K-prompt prefill (about 2 min)
 #   scripts/bench.sh --micro         also run the Google Benchmark programs
@@ -33,6 +36,7 @@ root=$(cd "$(dirname "$0")/.." && pwd)
 build="${PCCX_BUILD_DIR:-$root/build}"
 exe=""
 before=""
+before_rev=""
 elf=""
 table=1
 prefill=1
@@ -40,18 +44,20 @@ micro=0
 repeat=3
 while [ $# -gt 0 ]; do
   case "$1" in
-    --exe|--repeat|--elf|--before) [ $# -ge 2 ] || { echo "bench.sh: $1 needs a value" >&2; exit 2; } ;;
+    --exe|--repeat|--elf|--before|--before-rev)
+      [ $# -ge 2 ] || { echo "bench.sh: $1 needs a value" >&2; exit 2; } ;;
   esac
   case "$1" in
     --exe) exe="$2"; shift 2 ;;
     --before) before="$2"; shift 2 ;;
+    --before-rev) before_rev="$2"; shift 2 ;;
     --elf) elf="$2"; shift 2 ;;
     --no-table) table=0; shift ;;
     --no-prefill) prefill=0; shift ;;
     --micro) micro=1; shift ;;
     --repeat) repeat="$2"; shift 2 ;;
-    *) echo "usage: scripts/bench.sh [--exe PATH] [--before PATH] [--elf PATH] [--no-table]" \
-            "[--no-prefill] [--micro] [--repeat N]" >&2
+    *) echo "usage: scripts/bench.sh [--exe PATH] [--before PATH | --before-rev REV] [--elf PATH]" \
+            "[--no-table] [--no-prefill] [--micro] [--repeat N]" >&2
        exit 2 ;;
   esac
 done
@@ -59,6 +65,15 @@ done
 case "$repeat" in
   ''|*[!0-9]*|0) echo "bench.sh: --repeat needs a positive whole number, not '$repeat'" >&2; exit 2 ;;
 esac
+if [ -n "$before" ] && [ -n "$before_rev" ]; then
+  echo "bench.sh: --before and --before-rev name the same binary: give one" >&2
+  exit 2
+fi
+if [ -n "$before_rev" ] &&
+  ! git -C "$root" rev-parse --verify --quiet "$before_rev^{commit}" >/dev/null; then
+  echo "bench.sh: --before-rev $before_rev is not a commit of $root" >&2
+  exit 2
+fi
 
 if [ -z "$exe" ]; then
   # shellcheck source=SCRIPTDIR/lib/install_missing.sh
@@ -79,7 +94,19 @@ if [ -n "$before" ]; then
 fi
 
 work=$(mktemp -d)
-trap 'rm -rf "$work"' EXIT
+trap 'git -C "$root" worktree remove --force "$work/before-tree" >/dev/null 2>&1 || true
+      rm -rf "$work"' EXIT
+
+if [ -n "$before_rev" ]; then
+  # The earlier revision's binary, built as the current one is.
+  git -C "$root" worktree add --detach "$work/before-tree" "$before_rev" >/dev/null 2>&1 ||
+    { echo "bench.sh: cannot check out $before_rev" >&2; exit 2; }
+  echo "building $before_rev (Release) for --before-rev ..." >&2
+  cmake -S "$work/before-tree" -B "$work/before-build" -DCMAKE_BUILD_TYPE=Release \
+    -DPCCX_BUILD_TESTS=OFF >/dev/null
+  cmake --build "$work/before-build" -j "$(nproc 2>/dev/null || echo 2)" --target pccx-vp >/dev/null
+  before="$work/before-build/platform/app/pccx-vp"
+fi
 
 # A number from one of our own JSON files (one key per line, as written).
 json_number() {

@@ -80,6 +80,12 @@ TEST_F(BenchScript, RejectsBadOptions) {
   r = bench({"--exe"});
   EXPECT_EQ(r.exit_code, 2);
   EXPECT_TRUE(contains(r.err, "--exe needs a value")) << r.err;
+  r = bench({"--exe", vp_exe(), "--before-rev", "no-such-revision"});
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_TRUE(contains(r.err, "--before-rev no-such-revision is not a commit of ")) << r.err;
+  r = bench({"--exe", vp_exe(), "--before", vp_exe(), "--before-rev", "HEAD"});
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_TRUE(contains(r.err, "--before and --before-rev name the same binary")) << r.err;
 }
 
 }  // namespace
