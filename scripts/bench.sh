@@ -212,16 +212,19 @@ if [ -f "$elf" ]; then
   printf '|%s|%s|%s|%s|%s|%s|%s|\n' --------- ------------- -------------- ----------- \
     -------- ---------------- ----------------
   for ctx in 1024 32768; do
+    # Host code is the FP16 row above; the ELF runs on the current binary only.
+    saved=("${kinds[@]}")
+    kinds=(after)
+    run_best "elf-$ctx" "${gemma[@]}" --context "$ctx" --tokens "$tokens" "${timing[@]}" \
+      --firmware "$elf"
+    kinds=("${saved[@]}")
     for kind in host elf; do
-      fw=()
-      [ "$kind" = elf ] && fw=(--firmware "$elf")
-      # Host code has its row above: the ELF row is measured against it here,
-      # in the same repeats.
-      run_best "cpu-$kind-$ctx" "${gemma[@]}" --context "$ctx" --tokens "$tokens" "${timing[@]}" "${fw[@]}"
-      s="$work/cpu-$kind-$ctx-after"
+      row="fp16-$ctx-after"
+      [ "$kind" = elf ] && row="elf-$ctx-after"
+      s="$work/$row"
       instr=$(json_number "$s/summary.json" instructions)
       awk -v ctx="$ctx" -v kind="$kind" -v tokens="$tokens" \
-        -v wall="$(json_number "$s/speed.json" wall_time_s)" -v ratio="$(ratio_of "cpu-$kind-$ctx-after")" \
+        -v wall="$(json_number "$s/speed.json" wall_time_s)" -v ratio="$(ratio_of "$row")" \
         -v spread="$(cat "$s.spread")" -v instr="${instr:-0}" 'BEGIN {
           name = kind == "elf" ? "AArch64 ELF" : "host code"
           per = instr / tokens
@@ -230,7 +233,7 @@ if [ -f "$elf" ]; then
                  ratio, spread, kind == "elf" ? sprintf("%.0f", per) : "-", ips }'
     done
   done
-  elf_ratio=$(awk -v e="$(ratio_of cpu-elf-32768-after)" -v h="$(ratio_of cpu-host-32768-after)" \
+  elf_ratio=$(awk -v e="$(ratio_of elf-32768-after)" -v h="$(ratio_of fp16-32768-after)" \
     'BEGIN { printf "%.2f", e / h }')
   echo
   echo "(ISS instr/s: the ELF's instructions over the whole run's wall time, NPU and DDR"

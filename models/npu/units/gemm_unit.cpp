@@ -332,18 +332,13 @@ void gemm_unit::write_results(job& jb) {
   // Words by the N-tile that completes them (a counting sort, kept between
   // instructions): tile j's words are written from its end on, in order.
   std::vector<uint32_t>& tile_of = scratch_.tile_of;
-  std::vector<uint32_t>& begin = scratch_.tile_begin;
-  std::vector<uint32_t>& words = scratch_.tile_words;
+  const std::vector<uint32_t>& begin = scratch_.tile_begin;
+  const std::vector<uint32_t>& words = scratch_.tile_words;
   tile_of.resize(jb.out_words);
-  begin.assign(size_t{jb.n_tiles} + 1, 0);
-  for (uint32_t wd = 0; wd < jb.out_words; ++wd) {
+  for (uint32_t wd = 0; wd < jb.out_words; ++wd)
     tile_of[wd] = matmul::last_column_of_word(wd, uint64_t{M} * N, N) / jb.TN;
-    ++begin[tile_of[wd] + 1];
-  }
-  for (uint32_t j = 0; j < jb.n_tiles; ++j) begin[j + 1] += begin[j];
-  words.resize(jb.out_words);
-  scratch_.fill.assign(begin.begin(), begin.end() - 1);
-  for (uint32_t wd = 0; wd < jb.out_words; ++wd) words[scratch_.fill[tile_of[wd]]++] = wd;
+  matmul::group_words_by_step(tile_of, jb.n_tiles, scratch_.tile_begin, scratch_.tile_words,
+                              scratch_.fill);
   for (uint32_t j = 0; j < jb.n_tiles; ++j) {
     const sc_time earliest = std::max(jb.ntile_end[j], jb.old_ready);
     // A run of consecutive words goes through the port in one write: the

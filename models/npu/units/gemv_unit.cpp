@@ -244,14 +244,8 @@ void gemv_unit::order_result_words(job& jb) {
       }
       last_step[w] = last;
     }
-  std::vector<uint32_t>& after_begin = scratch_.after_begin;
-  std::vector<uint32_t>& after_word = scratch_.after_word;
-  after_begin.assign(size_t{records} + 1, 0);
-  after_word.assign(out_words, 0);
-  for (uint32_t w = 0; w < out_words; ++w) ++after_begin[last_step[w] + 1];
-  for (uint32_t p = 0; p < records; ++p) after_begin[p + 1] += after_begin[p];
-  scratch_.fill.assign(after_begin.begin(), after_begin.end() - 1);
-  for (uint32_t w = 0; w < out_words; ++w) after_word[scratch_.fill[last_step[w]]++] = w;
+  matmul::group_words_by_step(last_step, records, scratch_.after_begin, scratch_.after_word,
+                              scratch_.fill);
 }
 
 // The stream's timing constants, the cores' queues and the value buffers.

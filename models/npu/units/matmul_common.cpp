@@ -114,6 +114,18 @@ void form_result_word(uint8_t* word, uint32_t w, const std::vector<float>& y, bo
   }
 }
 
+void group_words_by_step(const std::vector<uint32_t>& step_of, uint32_t steps,
+                         std::vector<uint32_t>& begin, std::vector<uint32_t>& order,
+                         std::vector<uint32_t>& fill) {
+  const auto words = static_cast<uint32_t>(step_of.size());
+  begin.assign(size_t{steps} + 1, 0);
+  order.assign(words, 0);
+  for (uint32_t w = 0; w < words; ++w) ++begin[step_of[w] + 1];
+  for (uint32_t s = 0; s < steps; ++s) begin[s + 1] += begin[s];
+  fill.assign(begin.begin(), begin.end() - 1);
+  for (uint32_t w = 0; w < words; ++w) order[fill[step_of[w]]++] = w;
+}
+
 sc_core::sc_time wait_for_weights(decoupled_clock& clock, mem::stream_fifo& fifo, uint64_t bytes,
                                   uint8_t* buf, const sc_core::sc_time& at) {
   clock.sync_to(at);

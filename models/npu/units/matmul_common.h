@@ -104,6 +104,14 @@ word_span elements_of_word(uint32_t w, uint64_t elements);
 // result word w: the word is complete once that column is.
 uint32_t last_column_of_word(uint32_t w, uint64_t elements, uint32_t n);
 
+// Result words grouped by the step that completes them (a counting sort):
+// the words of step s, in word order, are order[begin[s] .. begin[s + 1]).
+// step_of[w] < steps; fill is scratch. The vectors are the caller's, kept
+// between instructions.
+void group_words_by_step(const std::vector<uint32_t>& step_of, uint32_t steps,
+                         std::vector<uint32_t>& begin, std::vector<uint32_t>& order,
+                         std::vector<uint32_t>& fill);
+
 // Forms result word w in place: each element y[i], plus (accm) the BF16
 // value the word held, rounded once to BF16; elements past the end of the
 // result are zeroed.
