@@ -165,6 +165,85 @@ static inline uint32_t gd_plan_prefill_l2(const gd_l2_shape* g, const gd_l2* a, 
   return at;
 }
 
+/* ---- query tiles of the prefill's attention ----
+ * T rows of a chunk attend together: one key and one value stream of a KV
+ * head serve their T x G query heads, the ring as after the tile's last
+ * append with a window ring's window widened by T - 1 (a row's mask hides
+ * what it may not see). */
+
+/* The ring's first valid non-sink position after n appends (no eviction):
+ * pccx_kv_window_start for a ring of `cap` records, `sinks` and `window`
+ * (0: as many as the ring holds). */
+static inline uint32_t gd_ring_window_start(uint32_t n, uint32_t cap, uint32_t sinks,
+                                            uint32_t window) {
+  uint32_t reach = cap - sinks, a = sinks;
+  if (window != 0u && window < reach) reach = window;
+  if (n > reach && n - reach > a) a = n - reach;
+  return a < n ? a : n;
+}
+
+/* pccx_kv_valid_tokens of the same ring. */
+static inline uint32_t gd_ring_valid_tokens(uint32_t n, uint32_t cap, uint32_t sinks,
+                                            uint32_t window) {
+  return (sinks < n ? sinks : n) + (n - gd_ring_window_start(n, cap, sinks, window));
+}
+
+/* Where a tile's buffers are: the scores (T G x span, the exponentials in
+ * place), the gathered queries and the heads' outputs (T G x hd each). */
+typedef struct {
+  uint32_t rows, span; /* T, and the records of the shared stream */
+  uint32_t scores, q, out;
+} gd_attention_tile;
+
+/* The tile starting at a row whose append made n_first tokens, with
+ * `rows` rows left in the chunk: the most rows whose shared stream still
+ * holds every row's valid set and whose buffers fit the words free while
+ * the layer attends, the decode's scores to z (a) and the chunk's FFN
+ * slices (p). The larger takes the scores, the other the queries and
+ * outputs (or the larger all three). rows = 1 is the row on its own (the
+ * decode's buffers). */
+static inline gd_attention_tile gd_prefill_attention_tile(const gd_l2* a, const gd_prefill_l2* p,
+                                                          uint32_t G, uint32_t hd,
+                                                          uint32_t n_first, uint32_t rows,
+                                                          uint32_t cap, uint32_t sinks,
+                                                          uint32_t window) {
+  const uint32_t a_words = a->z - a->scores, b_words = p->rows * p->wide_row;
+  const uint32_t big = a_words >= b_words ? a->scores : p->wide;
+  const uint32_t big_words = a_words >= b_words ? a_words : b_words;
+  const uint32_t small = a_words >= b_words ? p->wide : a->scores;
+  const uint32_t small_words = a_words >= b_words ? b_words : a_words;
+  gd_attention_tile t;
+  for (uint32_t T = rows; T > 1u; --T) {
+    const uint32_t n_last = n_first + T - 1u;
+    const uint32_t wide = window != 0u ? window + T - 1u : 0u;
+    if (gd_ring_window_start(n_last, cap, sinks, wide) >
+        gd_ring_window_start(n_first, cap, sinks, window))
+      continue; /* the last appends overwrote what the first row sees */
+    const uint32_t span = gd_ring_valid_tokens(n_last, cap, sinks, wide);
+    const uint32_t s_words = gd_l2_words_of(T * G * span), h_words = gd_l2_words_of(T * G * hd);
+    if (T * G > 0xFFFFu || span > 0xFFFFu) continue; /* the shape fields */
+    t.rows = T;
+    t.span = span;
+    t.scores = big;
+    if (s_words <= big_words && 2u * h_words <= small_words) {
+      t.q = small;
+      t.out = small + h_words;
+      return t;
+    }
+    if (s_words + 2u * h_words <= big_words) {
+      t.q = big + s_words;
+      t.out = t.q + h_words;
+      return t;
+    }
+  }
+  t.rows = 1u;
+  t.span = gd_ring_valid_tokens(n_first, cap, sinks, window);
+  t.scores = a->scores;
+  t.q = a->q;
+  t.out = a->out;
+  return t;
+}
+
 /* Words one row of a chunk keeps (for the reports and the row limit): the
  * layout above for one row. */
 static inline uint32_t gd_prefill_row_words(const gd_l2_shape* g, uint32_t ffn_part) {

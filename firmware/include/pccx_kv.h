@@ -165,6 +165,9 @@ int pccx_kv_segments(const pccx_kv_handle* h, uint32_t layer, uint32_t head, int
 /* Logical position of the i-th token of the stream order of
  * pccx_kv_segments (0 <= i < pccx_kv_valid_tokens). */
 int pccx_kv_stream_position(const pccx_kv_handle* h, uint32_t i, uint32_t* pos);
+/* The inverse: index *i in the stream order of a valid position
+ * (PCCX_KV_E_NOT_VALID otherwise). */
+int pccx_kv_stream_index(const pccx_kv_handle* h, uint32_t pos, uint32_t* i);
 
 /* ---- DMA ---- */
 

@@ -408,6 +408,33 @@ int pccx_kv_stream_position(const pccx_kv_handle* h, uint32_t i, uint32_t* pos) 
   return PCCX_KV_E_NOT_VALID;
 }
 
+int pccx_kv_stream_index(const pccx_kv_handle* h, uint32_t pos, uint32_t* i) {
+  kv_run runs[2];
+  uint32_t slot;
+  uint32_t before = 0u;
+  int count;
+  int k;
+  if (h == NULL || i == NULL) {
+    return PCCX_KV_E_ARG;
+  }
+  if (!is_ready(h)) {
+    return PCCX_KV_E_NOT_READY;
+  }
+  if (pos >= h->appended || (pos >= h->sinks && pos < window_start(h))) {
+    return PCCX_KV_E_NOT_VALID;
+  }
+  slot = slot_of(h, pos);
+  count = valid_runs(h, runs);
+  for (k = 0; k < count; ++k) {
+    if (slot >= runs[k].slot && slot - runs[k].slot < runs[k].count) {
+      *i = before + (slot - runs[k].slot);
+      return PCCX_KV_OK;
+    }
+    before += runs[k].count;
+  }
+  return PCCX_KV_E_NOT_VALID;
+}
+
 /* ---- DMA ---- */
 
 int64_t pccx_kv_submit_stream(const pccx_kv_handle* h, uint32_t layer, uint32_t head, int is_value,

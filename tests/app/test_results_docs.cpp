@@ -545,7 +545,7 @@ std::string prefill_block() {
          grouped(r.at("bound_ms").get<double>() / 1e3, 1) + " | " +
          fixed(r.at("ttft_over_bound").get<double>(), 2) + " | " +
          fixed(r.at("gemm_mac_util_pct").get<double>(), 1) + " % | " +
-         grouped(gb(r, "weights"), 0) + " | " + grouped(gb(r, "kv_read"), 0) + " |\n";
+         grouped(gb(r, "weights"), 0) + " | " + grouped(gb(r, "kv_read"), 1) + " |\n";
   }
   const json& f1 = prefill_row(kPrefillMain, "fp16", 1024);
   const json& f32 = prefill_row(kPrefillMain, "fp16", 32768);
@@ -564,14 +564,17 @@ std::string prefill_block() {
             " GB) and the prompt is memory-bound. It takes " +
             fixed(f1.at("ttft_over_bound").get<double>(), 2) +
             " times its bound: the program issues each layer's per-row work (norms, AltUp, RoPE, "
-            "the appends and each row's attention on the SFU and the GEMV) between that layer's "
-            "GEMMs, which wait for it, so it adds to the weight streams instead of hiding under "
-            "them, and the GEMM array is busy " +
+            "the appends) and the chunk's attention (query tiles on the SFU and the GEMV) between "
+            "that layer's GEMMs, which wait for it, so it adds to the weight streams instead of "
+            "hiding under them, and the GEMM array is busy " +
             fixed(f1.at("gemm_mac_util_pct").get<double>(), 1) +
-            " % of the prompt's clocks. At 32K the rows' own attention reads take over: FP16 "
-            "reads " +
-            grouped(gb(f32, "kv_read"), 0) + " GB of KV against " + grouped(gb(f32, "weights"), 0) +
-            " GB of weights (each row reads its whole history per layer), INT4 KV cuts that to " +
+            " % of the prompt's clocks. At 1K a query tile is the whole chunk, so each chunk "
+            "reads a layer's cache once (" +
+            grouped(gb(f1, "kv_read"), 1) +
+            " GB of KV in all). At 32K a global layer's tile holds two rows (the scores of more "
+            "do not fit the L2), so FP16 still reads " +
+            grouped(gb(f32, "kv_read"), 0) + " GB of KV besides " + grouped(gb(f32, "weights"), 0) +
+            " GB of weights; INT4 KV cuts that to " +
             grouped(gb(i32, "kv_read"), 0) + " GB and the time to first token from " +
             grouped(f32.at("ttft_ms").get<double>() / 1e3, 0) + " s to " +
             grouped(i32.at("ttft_ms").get<double>() / 1e3, 0) +

@@ -27,13 +27,13 @@ static void head_norms(uint32_t x, uint32_t n, uint32_t gamma) {
                     x + h * words_of(gd_m.head_dim), gd_m.head_dim, PCCX_OPS_NONE);
 }
 
-/* Sum of exps elements [a, a + n) into word dst: whole words with
- * REDUCE_SUM, a partial first or last word masked (the neighbouring head's
- * elements share it). */
-static void span_sum(uint32_t a, uint32_t n, uint32_t dst) {
+/* Sum of elements [a, a + n) of the vector at `base` into word dst: whole
+ * words with REDUCE_SUM, a partial first or last word masked (the
+ * neighbouring head's elements share it). */
+void gd_span_sum(uint32_t base, uint32_t a, uint32_t n, uint32_t dst) {
   const uint32_t b = a + n, aw = a / 8u, ar = a % 8u, bw = b / 8u, br = b % 8u;
   if (aw == bw) {
-    copy_word(gd_a.tw, gd_a.exps + aw);
+    copy_word(gd_a.tw, base + aw);
     uca_cvo(PCCX_CVO_MUL, gd_a.masks + 8u + ar, gd_a.tw, 8u, 0, 0);
     uca_cvo(PCCX_CVO_MUL, gd_a.masks + br, gd_a.tw, 8u, 0, 0);
     uca_cvo(UCA_CVO_REDUCE_SUM, gd_a.tw, dst, 8u, 0, 0);
@@ -41,17 +41,34 @@ static void span_sum(uint32_t a, uint32_t n, uint32_t dst) {
   }
   const uint32_t first = ar != 0u ? aw + 1u : aw;
   if (bw > first)
-    pccx_reduce_sum_long(gd_a.exps + first, 8u * (bw - first), dst, 0);
+    pccx_reduce_sum_long(base + first, 8u * (bw - first), dst, 0);
   else
     copy_word(dst, kw(K_ZERO));
   const uint32_t part_word[2] = {aw, bw}, mask[2] = {gd_a.masks + 8u + ar, gd_a.masks + br};
   const int present[2] = {ar != 0u, br != 0u};
   for (int i = 0; i < 2; ++i) {
     if (!present[i]) continue;
-    copy_word(gd_a.tw, gd_a.exps + part_word[i]);
+    copy_word(gd_a.tw, base + part_word[i]);
     uca_cvo(PCCX_CVO_MUL, mask[i], gd_a.tw, 8u, 0, 0);
     uca_cvo(UCA_CVO_REDUCE_SUM, gd_a.tw, dst, 8u, UCA_CVO_FLAG_ACCM, 0);
   }
+}
+
+/* Elements [a, a + n) of the vector at `base` set to zero in place (a
+ * mask's hidden positions): the masks words keep the rest of a partial
+ * word, the all-zero mask clears a whole one. */
+void gd_span_zero(uint32_t base, uint32_t a, uint32_t n) {
+  const uint32_t b = a + n, aw = a / 8u, ar = a % 8u, bw = b / 8u, br = b % 8u;
+  if (aw == bw) { /* keep e < ar and e >= br */
+    copy_word(gd_a.tw, gd_a.masks + ar);
+    uca_cvo(PCCX_CVO_ADD, gd_a.masks + 8u + br, gd_a.tw, 8u, 0, 0);
+    uca_cvo(PCCX_CVO_MUL, gd_a.tw, base + aw, 8u, 0, 0);
+    return;
+  }
+  if (ar != 0u) uca_cvo(PCCX_CVO_MUL, gd_a.masks + ar, base + aw, 8u, 0, 0);
+  for (uint32_t w = ar != 0u ? aw + 1u : aw; w < bw; ++w)
+    uca_cvo(PCCX_CVO_MUL, gd_a.masks, base + w, 8u, 0, 0);
+  if (br != 0u) uca_cvo(PCCX_CVO_MUL, gd_a.masks + 8u + br, base + bw, 8u, 0, 0);
 }
 
 /* KV head `head`: its G query heads against the ring's keys, softmax, the
@@ -65,7 +82,8 @@ static int attend_head(const gd_block_layer* ly, uint32_t head, uint32_t q) {
   uca_gemv(gd_a.scores, q + head * words_of(G * hd), UCA_FLAG_FINDEMAX | GEMV_KEY_ROWS, F_KEYS,
            W_KEYS, HEAD_PARALLEL);
   pccx_cvo_long(UCA_CVO_EXP, gd_a.scores, gd_a.exps, G * span, UCA_CVO_FLAG_SUB_EMAX, 0);
-  for (uint32_t m = 0; m < G; ++m) span_sum(m * span, span, gd_a.z + m * gd_a.z_stride);
+  for (uint32_t m = 0; m < G; ++m)
+    gd_span_sum(gd_a.exps, m * span, span, gd_a.z + m * gd_a.z_stride);
   /* Outputs: the exponentials weight the value stream. */
   if (gd_stream_kv(h, ly->ring_index, head, PCCX_KV_V) != 0) return -1;
   uca_gemv(gd_a.out, gd_a.exps, GEMV_VALUE_ACC, F_PROBS, W_VALUES, HEAD_PARALLEL);
@@ -74,6 +92,69 @@ static int attend_head(const gd_block_layer* ly, uint32_t head, uint32_t q) {
     uca_memcpy(PCCX_ROUTE_L2_TO_L2, z + 1u, gd_a.out + m * words_of(hd), F_HD, 0);
     uca_cvo(UCA_CVO_SCALE, z, gd_a.attn + (head * G + m) * words_of(hd), (uint16_t)hd,
             UCA_CVO_FLAG_RECIP_SCALE, 0);
+  }
+  return 0;
+}
+
+/* Hides positions [a, b) of the tile's stream from row t: zero in each of
+ * its G heads' exponentials, in runs of consecutive stream indices. */
+static int mask_positions(const pccx_kv_handle* h, const gd_attention_tile* tile, uint32_t t,
+                          uint32_t a, uint32_t b) {
+  const uint32_t G = gd_m.heads / gd_m.kv_heads;
+  uint32_t run = 0u, len = 0u;
+  for (uint32_t p = a; p <= b; ++p) {
+    uint32_t i = 0u;
+    if (p < b && pccx_kv_stream_index(h, p, &i) != PCCX_KV_OK)
+      return gd_fail_msg("a masked position outside the tile's stream", GD_EXIT_KV);
+    if (p < b && len != 0u && i == run + len) {
+      ++len;
+      continue;
+    }
+    for (uint32_t m = 0; m < G && len != 0u; ++m)
+      gd_span_zero(tile->scores, (t * G + m) * tile->span + run, len);
+    run = i;
+    len = 1u;
+  }
+  return 0;
+}
+
+int gd_heads_tile(const gd_block_layer* ly, const pccx_kv_handle* h, const gd_attention_tile* tile,
+                  const uint32_t* q_of, const uint32_t* attn_of, const uint32_t* n_of,
+                  const uint32_t* ws_of) {
+  const uint32_t G = gd_m.heads / gd_m.kv_heads, hd = gd_m.head_dim, hw = words_of(hd);
+  const uint32_t T = tile->rows, M = T * G, span = tile->span;
+  const uint32_t n_last = pccx_kv_tokens(h), ws = pccx_kv_window_start(h);
+  uca_memset(0, F_QTILE, 1, (uint16_t)M, (uint16_t)hd);
+  uca_memset(0, F_PTILE, 1, (uint16_t)M, (uint16_t)span);
+  uca_memset(1, W_KTILE, (uint16_t)M, (uint16_t)span, (uint16_t)hd);
+  uca_memset(1, W_VTILE, (uint16_t)M, (uint16_t)hd, (uint16_t)span);
+  for (uint32_t head = 0; head < gd_m.kv_heads; ++head) {
+    /* Scores: the T rows' G query heads, gathered, against one key stream;
+     * one shift for all of them (FINDEMAX), each row's hidden positions
+     * zeroed after EXP. */
+    for (uint32_t t = 0; t < T; ++t)
+      uca_memcpy(PCCX_ROUTE_L2_TO_L2, tile->q + t * words_of(G * hd), q_of[t] + head * words_of(G * hd),
+                 F_KEYS, 0);
+    if (gd_stream_kv(h, ly->ring_index, head, PCCX_KV_K) != 0) return -1;
+    uca_gemv(tile->scores, tile->q, UCA_FLAG_FINDEMAX | GEMV_KEY_ROWS, F_QTILE, W_KTILE,
+             HEAD_PARALLEL);
+    pccx_cvo_long(UCA_CVO_EXP, tile->scores, tile->scores, M * span, UCA_CVO_FLAG_SUB_EMAX, 0);
+    for (uint32_t t = 0; t < T; ++t)
+      if (mask_positions(h, tile, t, ws, ws_of[t]) != 0 ||
+          mask_positions(h, tile, t, n_of[t], n_last) != 0)
+        return -1;
+    /* Outputs: one value stream for the tile, then per row and head the
+     * sum of its exponentials divides. */
+    if (gd_stream_kv(h, ly->ring_index, head, PCCX_KV_V) != 0) return -1;
+    uca_gemv(tile->out, tile->scores, GEMV_VALUE_ACC, F_PTILE, W_VTILE, HEAD_PARALLEL);
+    for (uint32_t t = 0; t < T; ++t)
+      for (uint32_t m = 0; m < G; ++m) {
+        const uint32_t z = gd_a.z + m * gd_a.z_stride;
+        gd_span_sum(tile->scores, (t * G + m) * span, span, z);
+        uca_memcpy(PCCX_ROUTE_L2_TO_L2, z + 1u, tile->out + (t * G + m) * hw, F_HD, 0);
+        uca_cvo(UCA_CVO_SCALE, z, attn_of[t] + (head * G + m) * hw, (uint16_t)hd,
+                UCA_CVO_FLAG_RECIP_SCALE, 0);
+      }
   }
   return 0;
 }

@@ -57,6 +57,9 @@
 #define F_CORR 19u
 #define F_ONES 20u
 #define F_KV 21u
+/* 22, 23: prefill.c's GEMM */
+#define F_QTILE 24u /* a query tile's queries (1, T G, hd) */
+#define F_PTILE 25u /* its exponentials (1, T G, span) */
 /* weight_shape slots */
 #define W_Q 1u
 #define W_KV 2u
@@ -75,6 +78,9 @@
 #define W_HH 15u
 #define W_PLEM 16u
 #define W_ROT 17u
+/* 18: prefill.c's GEMM */
+#define W_KTILE 19u /* a query tile's keys (T G, span, hd) */
+#define W_VTILE 20u /* its values (T G, hd, span) */
 
 /* Constant words (element 0), staged once: K_BASE + index. */
 #define K_ONE 0u
@@ -234,6 +240,18 @@ uint32_t gd_rope_tables(const gd_block_layer* ly, int for_k);
 int gd_q_finish(const gd_block_layer* ly, uint32_t q, uint32_t tables);
 int gd_kv_finish(const gd_block_layer* ly, uint32_t k, uint32_t v, uint32_t k_tables);
 int gd_heads(const gd_block_layer* ly, uint32_t q, uint32_t* attn);
+/* A query tile of the prefill: its T rows' heads against one stream per
+ * KV head (h: the ring as after the tile's last append, its window
+ * widened), each row's hidden positions masked; row t's queries at
+ * q_of[t], its heads' outputs into attn_of[t], and it sees positions
+ * [ws_of[t], n_of[t]) and the sinks below n_of[t]. */
+int gd_heads_tile(const gd_block_layer* ly, const pccx_kv_handle* h, const gd_attention_tile* tile,
+                  const uint32_t* q_of, const uint32_t* attn_of, const uint32_t* n_of,
+                  const uint32_t* ws_of);
+/* Sum of elements [a, a + n) of the vector at base into word dst; the same
+ * elements set to zero. */
+void gd_span_sum(uint32_t base, uint32_t a, uint32_t n, uint32_t dst);
+void gd_span_zero(uint32_t base, uint32_t a, uint32_t n);
 int gd_ffn(const gd_block_layer* ly, uint32_t ffn_in);
 int gd_lm_head(uint32_t token);
 

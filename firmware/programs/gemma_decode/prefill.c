@@ -2,17 +2,21 @@
  * runs once per chunk on the GEMM, its weights cut from the row records
  * (HP0 and HP1), so the weights stream once per chunk instead of once per
  * token; what works per row (norms, AltUp's router, RoPE, the KV appends,
- * attention, GELU) runs per row on the decode's code with the row's
- * buffers (docs/models/prefill.md).
+ * GELU) runs per row on the decode's code with the row's buffers, and
+ * attention runs in query tiles (docs/models/prefill.md).
  *
- * Attention per row against the ring as it stood after that row's append
- * (a copy of the ring's handle per row): row r sees the history and the
- * chunk's rows up to itself, which is the causal mask, and the sliding
- * window and the sinks as the decode does. The rows' K and V come from
- * one GEMM each; each row's records are appended just before its
- * attention, so a window ring needs chunk - 1 extra records at most (the
- * host lays them out) to keep a row's window from being overwritten by
- * the next rows' appends.
+ * Query tiles: T rows of the chunk append their K and V, then attend
+ * together, one key and one value stream per KV head for their T x G query
+ * heads (the ring as after the tile's last append, a window ring's window
+ * widened by T - 1): scores on the GEMV with one softmax shift, EXP on the
+ * SFU, each row's hidden positions (after it, or before its window) set to
+ * zero, the value stream weighted, each row and head divided by its sum.
+ * That is the causal mask, the sliding window and the sinks as the decode
+ * sees them. T is as large as the chunk, the L2 left free while a layer
+ * attends and the ring allow (gd_prefill_attention_tile); a row alone
+ * (T = 1) attends as the decode does. A window ring holds the chunk's
+ * C - 1 newer records beyond the window (the host lays them out), so
+ * neither a tile's nor the next rows' appends overwrite a row's window.
  *
  * The rows' buffers (pccx_gemma_decode_l2.h, gd_prefill_l2) sit from the
  * decode's logits on; the slot words of the logits are set again before
@@ -150,29 +154,85 @@ static int predict_rows(const gd_block_layer* ly) {
   return 0;
 }
 
-/* Per row: LAuReL's norm, RoPE tables, Q, the K/V appends and the heads
- * against the ring as after this row's append. */
-static int attend_rows(const gd_block_layer* ly) {
+/* Row r's part before its heads: LAuReL's norm, the RoPE tables, Q, the
+ * K/V appends, with the rings as after its append (and, for its heads on
+ * their own, the decode's attention shapes of its span). */
+static int prepare_row(const gd_block_layer* ly, uint32_t r, int own_shapes) {
   const uint32_t H = gd_m.hidden;
-  for (uint32_t r = 0; r < g_p.rows; ++r) {
-    if (gd_m.laurel != 0u) {
-      if (gd_norm_h(ly->vectors[GD_V_LAUREL_NORM], row_h(g_p.lau, r), row_h(g_p.lau, r)) != 0)
-        return -1;
-      uca_cvo(PCCX_CVO_ADD, row_h(g_p.x, r), row_h(g_p.lau, r), (uint16_t)H, 0, 0);
+  if (gd_m.laurel != 0u) {
+    if (gd_norm_h(ly->vectors[GD_V_LAUREL_NORM], row_h(g_p.lau, r), row_h(g_p.lau, r)) != 0)
+      return -1;
+    uca_cvo(PCCX_CVO_ADD, row_h(g_p.x, r), row_h(g_p.lau, r), (uint16_t)H, 0, 0);
+  }
+  for (uint32_t ring = 0; ring < gd_m.rings; ++ring) gd_m.kv[ring] = g_ring_at[ring][r];
+  if (own_shapes) gd_attention_shapes(ly);
+  const uint32_t q = g_p.q + r * g_p.q_row;
+  if (gd_load_rope(staging_of(r)) != 0 || gd_q_finish(ly, q, gd_rope_tables(ly, 0)) != 0)
+    return -1;
+  if (ly->stores_kv && gd_kv_finish(ly, g_p.k + r * g_p.kv_row, g_p.v + r * g_p.kv_row,
+                                    gd_rope_tables(ly, 1)) != 0)
+    return -1;
+  return 0;
+}
+
+/* Row r on its own: its heads against the ring as after its append, in
+ * the decode's buffers. */
+static int attend_row(const gd_block_layer* ly, uint32_t r) {
+  const uint32_t q = g_p.q + r * g_p.q_row, attn = g_p.attn + r * g_p.q_row;
+  uint32_t out = 0;
+  if (prepare_row(ly, r, 1) != 0) return -1;
+  gd_a.attn = attn;
+  if (gd_heads(ly, q, &out) != 0) return -1;
+  if (out != attn) uca_memcpy(PCCX_ROUTE_L2_TO_L2, attn, out, F_ATTN, 0);
+  view_decode();
+  return 0;
+}
+
+/* Rows [r0, r0 + T) together: their appends, then their heads against one
+ * stream per KV head (rotated KV: the queries rotated in place first, the
+ * outputs rotated back after). */
+static int attend_tile(const gd_block_layer* ly, uint32_t r0, const gd_attention_tile* tile) {
+  const uint32_t T = tile->rows;
+  uint32_t q_of[GD_MAX_CHUNK], attn_of[GD_MAX_CHUNK], n_of[GD_MAX_CHUNK], ws_of[GD_MAX_CHUNK];
+  for (uint32_t t = 0; t < T; ++t) {
+    const uint32_t r = r0 + t;
+    const pccx_kv_handle* at = &g_ring_at[ly->ring][r];
+    if (prepare_row(ly, r, 0) != 0) return -1;
+    q_of[t] = g_p.q + r * g_p.q_row;
+    attn_of[t] = g_p.attn + r * g_p.q_row;
+    n_of[t] = pccx_kv_tokens(at);
+    ws_of[t] = pccx_kv_window_start(at);
+    if (gd_m.flags & GD_F_ROTATED_K) {
+      if (gd_gemv_matrix(&gd_m.rotation, gd_a.qrot, q_of[t], F_ATTN, W_ROT) != 0) return -1;
+      uca_memcpy(PCCX_ROUTE_L2_TO_L2, q_of[t], gd_a.qrot, F_ATTN, 0);
     }
-    for (uint32_t ring = 0; ring < gd_m.rings; ++ring) gd_m.kv[ring] = g_ring_at[ring][r];
-    const uint32_t q = g_p.q + r * g_p.q_row, attn = g_p.attn + r * g_p.q_row;
-    uint32_t out = 0;
-    gd_attention_shapes(ly);
-    if (gd_load_rope(staging_of(r)) != 0 || gd_q_finish(ly, q, gd_rope_tables(ly, 0)) != 0)
-      return -1;
-    if (ly->stores_kv && gd_kv_finish(ly, g_p.k + r * g_p.kv_row, g_p.v + r * g_p.kv_row,
-                                      gd_rope_tables(ly, 1)) != 0)
-      return -1;
-    gd_a.attn = attn;
-    if (gd_heads(ly, q, &out) != 0) return -1;
-    if (out != attn) uca_memcpy(PCCX_ROUTE_L2_TO_L2, attn, out, F_ATTN, 0);
-    view_decode();
+  }
+  pccx_kv_handle h = g_ring_at[ly->ring][r0 + T - 1u];
+  if (pccx_kv_window(&h) != 0u && pccx_kv_set_window(&h, pccx_kv_window(&h) + T - 1u) != PCCX_KV_OK)
+    return gd_fail_msg("KV window refused", GD_EXIT_KV);
+  if (pccx_kv_valid_tokens(&h) != tile->span)
+    return gd_fail_msg("the tile's stream is not the planned span", GD_EXIT_KV);
+  if (gd_heads_tile(ly, &h, tile, q_of, attn_of, n_of, ws_of) != 0) return -1;
+  for (uint32_t t = 0; t < T && (gd_m.flags & GD_F_ROTATED_V); ++t) {
+    if (gd_gemv_matrix(&gd_m.rotation, gd_a.attn2, attn_of[t], F_ATTN, W_ROT) != 0) return -1;
+    uca_memcpy(PCCX_ROUTE_L2_TO_L2, attn_of[t], gd_a.attn2, F_ATTN, 0);
+  }
+  view_decode();
+  return 0;
+}
+
+/* The chunk's heads in query tiles (gd_prefill_attention_tile): as many
+ * rows at once as their buffers and the ring allow, a row on its own
+ * otherwise. */
+static int attend_rows(const gd_block_layer* ly) {
+  const uint32_t G = gd_m.heads / gd_m.kv_heads;
+  for (uint32_t r0 = 0; r0 < g_p.rows;) {
+    const pccx_kv_handle* first = &g_ring_at[ly->ring][r0];
+    const gd_attention_tile tile = gd_prefill_attention_tile(
+        &g_decode_view, &g_p, G, gd_m.head_dim, pccx_kv_tokens(first), g_p.rows - r0,
+        pccx_kv_max_tokens(first), pccx_kv_sinks(first), pccx_kv_window(first));
+    if ((tile.rows == 1u ? attend_row(ly, r0) : attend_tile(ly, r0, &tile)) != 0) return -1;
+    r0 += tile.rows;
   }
   for (uint32_t ring = 0; ring < gd_m.rings; ++ring)
     gd_m.kv[ring] = g_ring_at[ring][g_p.rows - 1u];

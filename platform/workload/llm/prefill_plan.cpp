@@ -185,13 +185,17 @@ prefill_plan plan_prefill(const model_config& m, const kv_formats& f, const pref
   p.gemm_macs = uint64_t{o.prompt} * row_macs;
   p.kv_write_bytes = uint64_t{o.prompt} * kv_bytes_per_token(m, f);
 
-  // Each row attends on its own, against the ring as after its append:
-  // it reads the span it attends, per layer.
+  // The least a chunk reads: each layer's source cache once, the union of
+  // its rows' spans (a query tile of the whole chunk; the firmware's tiles
+  // are as large as the L2 allows, so it reads at least this).
   const uint64_t per_layer_token = kv_bytes_per_token_per_layer(m, f);
   const uint64_t per_key = 2ull * m.attention.heads * m.attention.head_dim;
   for (uint32_t l = 0; l < m.layers; ++l)
-    for (uint64_t t = 0; t < o.prompt; ++t)
-      p.kv_read_bytes += std::min<uint64_t>(m.attention_span(l, t + 1), p.ring_cap) * per_layer_token;
+    for (uint64_t p0 = 0; p0 < o.prompt; p0 += p.chunk)
+      p.kv_read_bytes +=
+          chunk_attention_span(m, l, p0, static_cast<uint32_t>(std::min<uint64_t>(p.chunk, o.prompt - p0)),
+                               p.ring_cap) *
+          per_layer_token;
   for (uint32_t l = 0; l < m.layers; ++l)
     for (uint64_t t = 0; t < o.prompt; ++t)
       p.attention_macs += per_key * std::min<uint64_t>(m.attention_span(l, t + 1), p.ring_cap);

@@ -71,7 +71,7 @@ struct prefill_plan {
   uint64_t gemm_instructions = 0;  // per chunk: the sum of k_parts
   uint64_t weight_bytes = 0;    // every chunk's streams, the rows the CPU reads, the last token's
   uint64_t kv_write_bytes = 0;  // every prompt token into every storing layer
-  uint64_t kv_read_bytes = 0;   // per row and layer, the span the row attends
+  uint64_t kv_read_bytes = 0;   // per chunk and layer, the union of its rows' spans
   uint64_t gemm_macs = 0;       // P x the chunk matrices
   uint64_t gemv_macs = 0;       // the last token's matrices
   uint64_t attention_macs = 0;  // causal: each token against the keys it attends

@@ -155,6 +155,15 @@ inline void check_streams(const pccx_kv_handle& kv, const ref_ring& ref) {
     uint32_t p = 0xFFFFFFFFu;
     ASSERT_EQ(pccx_kv_stream_position(&kv, i, &p), PCCX_KV_OK);
     ASSERT_EQ(p, order[i]) << "stream index " << i;
+    uint32_t back = 0xFFFFFFFFu;
+    ASSERT_EQ(pccx_kv_stream_index(&kv, p, &back), PCCX_KV_OK);
+    ASSERT_EQ(back, i) << "the stream index of position " << p;
+  }
+  // Positions outside the valid set have no stream index.
+  for (uint32_t q = 0; q < ref.n + 2; ++q) {
+    if (std::find(expect.begin(), expect.end(), q) != expect.end()) continue;
+    uint32_t back = 0;
+    ASSERT_EQ(pccx_kv_stream_index(&kv, q, &back), PCCX_KV_E_NOT_VALID) << "position " << q;
   }
   uint32_t p = 0;
   EXPECT_EQ(pccx_kv_stream_position(&kv, uint32_t(order.size()), &p), PCCX_KV_E_NOT_VALID);

@@ -1,15 +1,20 @@
 // The chunked prefill of the decode program (firmware/programs/gemma_decode/
 // prefill.c): its GEMM instructions and DDR bytes against hand-derived
 // figures, its time against its roofline bound, and functionally on the tiny
-// model: chunks on the GEMM give the KV records and logits the row-by-row
-// prefill gives, and the decode from a cache written directly into DDR gives
-// the logits and records the prefill gave.
+// model: chunks on the GEMM, attending in query tiles, give the KV records
+// and logits the row-by-row prefill gives (to rounding), and the decode from
+// a cache written directly into DDR gives the logits and records the prefill
+// gave.
 #include <gtest/gtest.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <cmath>
+#include <cstring>
 #include <nlohmann/json.hpp>
 #include <string>
+
+#include "models/kv/kv_codec.h"
 
 #include "platform/workload/decode_runner.h"
 #include "platform/workload/llm/model_config.h"
@@ -32,6 +37,34 @@ config::platform_config timing() {
   config::platform_config cfg;
   cfg.simulation.mode = config::sim_mode::timing;
   return cfg;
+}
+
+std::vector<double> bf16_values(const std::vector<uint16_t>& bits) {
+  std::vector<double> v;
+  for (uint16_t b : bits) {
+    const uint32_t w = uint32_t{b} << 16;
+    float f;
+    std::memcpy(&f, &w, sizeof f);
+    v.push_back(f);
+  }
+  return v;
+}
+
+std::vector<double> fp16_values(const std::vector<uint8_t>& bytes) {
+  std::vector<double> v;
+  for (size_t i = 0; i + 1 < bytes.size(); i += 2)
+    v.push_back(kv::fp16_to_float(static_cast<uint16_t>(bytes[i] | bytes[i + 1] << 8)));
+  return v;
+}
+
+double cosine(const std::vector<double>& a, const std::vector<double>& b) {
+  double ab = 0, aa = 0, bb = 0;
+  for (size_t i = 0; i < a.size() && i < b.size(); ++i) {
+    ab += a[i] * b[i];
+    aa += a[i] * a[i];
+    bb += b[i] * b[i];
+  }
+  return aa > 0 && bb > 0 ? ab / std::sqrt(aa * bb) : (aa == bb ? 1.0 : 0.0);
 }
 
 // SystemC elaborates once per process: each run in a child, its figures
@@ -153,14 +186,15 @@ TEST(DecodePrefill, GemmInstructionsAndBytesOfASmallPrefillAreTheHandDerivedOnes
   EXPECT_EQ(dma["hp0"]["bytes_done"].get<uint64_t>() + dma["hp1"]["bytes_done"].get<uint64_t>(),
             3 * chunk_matrices);
   EXPECT_GT(rep.prefill.ddr_bytes.at("weights"), 3 * chunk_matrices);
-  // KV: every prompt token into 5 storing layers x 1 head x (64 + 64) bytes;
-  // read: each row its own span per layer (global layers 4 and 9 attend
-  // every position so far, the local ones at most the window of 8).
+  // KV: every prompt token into 5 storing layers x 1 head x (64 + 64) bytes.
+  // Read: each chunk's rows attend as one query tile (the tiny model's L2
+  // holds them), one stream per layer: the ring as after the chunk's last
+  // append (8, 12 and 15 tokens), a local layer's window of 8 widened by
+  // the tile's other rows (8 + 3, 8 + 3, 8 + 2). Global layers 4 and 9:
+  // 8 + 12 + 15 = 35 tokens; the 8 local ones min(8, 11) + min(12, 11) +
+  // min(15, 10) = 29.
   EXPECT_EQ(rep.prefill.ddr_bytes.at("kv_write"), 11u * 5 * 128);
-  uint64_t keys = 0;
-  for (uint32_t l = 0; l < m.layers; ++l)
-    for (uint32_t t = 4; t < 15; ++t) keys += m.attention_span(l, t + 1);
-  EXPECT_EQ(rep.prefill.ddr_bytes.at("kv_read"), keys * 128);
+  EXPECT_EQ(rep.prefill.ddr_bytes.at("kv_read"), (2u * 35 + 8u * 29) * 128);
   EXPECT_EQ(rep.prefill.prompt, 11u);
   EXPECT_EQ(rep.prefill.chunk, 4u);
 }
@@ -184,11 +218,13 @@ TEST(DecodePrefill, TheTimeToFirstTokenIsNeverBelowTheRooflineBound) {
   }
 }
 
-// Chunks on the GEMM compute what the row-by-row prefill (the decode's GEMV
-// sequence per token) computes: the same KV records in every ring and the
-// same logits, bit for bit (the GEMM's arithmetic is the GEMV's for a K
-// that needs no split), through the window ring's wrap (window 8, 20 prompt
-// tokens) and the sparse layer's two passes.
+// Chunks on the GEMM, their rows attending in query tiles, compute what
+// the row-by-row prefill (the decode's GEMV sequence per token) computes,
+// through the window ring's wrap (window 8, 20 prompt tokens) and the
+// sparse layer's two passes. Not bit for bit: a tile's rows share one
+// softmax shift and so round their exponentials differently. Measured:
+// logits cosine 0.9989 to 0.9992 (the reference's own against the
+// platform's is 0.999), every ring's records 0.999 or more.
 TEST(DecodePrefill, ChunksGiveTheRecordsAndLogitsOfTheRowByRowPrefill) {
   const auto m = tiny();
   workload::decode_options o;
@@ -206,39 +242,47 @@ TEST(DecodePrefill, ChunksGiveTheRecordsAndLogitsOfTheRowByRowPrefill) {
   EXPECT_GT(chunks.gemm_instructions, 0u);
   EXPECT_EQ(rows.gemm_instructions, 0u);
   ASSERT_EQ(rows.logits.size(), 3u);
-  EXPECT_EQ(chunks.logits, rows.logits);
+  ASSERT_EQ(chunks.logits.size(), 3u);
+  for (size_t t = 0; t < rows.logits.size(); ++t)
+    EXPECT_GE(cosine(bf16_values(chunks.logits[t]), bf16_values(rows.logits[t])), 0.998)
+        << "logits " << t;
   ASSERT_EQ(rows.rings.size(), chunks.rings.size());
   ASSERT_GT(rows.rings.size(), 0u);
-  for (size_t r = 0; r < rows.rings.size(); ++r)
-    EXPECT_EQ(chunks.rings[r].bytes, rows.rings[r].bytes) << "ring " << r;
+  for (size_t r = 0; r < rows.rings.size(); ++r) {
+    ASSERT_EQ(chunks.rings[r].bytes.size(), rows.rings[r].bytes.size()) << "ring " << r;
+    EXPECT_GE(cosine(fp16_values(chunks.rings[r].bytes), fp16_values(rows.rings[r].bytes)), 0.999)
+        << "ring " << r;
+  }
   EXPECT_GE(chunks.prompt_cosine, 0.99);
   for (double c : chunks.cosines) EXPECT_GE(c, 0.99);
 }
 
 // A prompt prefilled in chunks, its last token's logits and the rings it
 // wrote; then a decode of that last token from the rings written directly
-// into DDR (context P - 1): the same logits and the same records.
+// into DDR (context P - 1): the same logits and the same records. The last
+// chunk is that one row (11 = 5 + 5 + 1), which attends on its own as the
+// decode does, so both runs compute the same thing bit for bit.
 TEST(DecodePrefill, PrefillThenDecodeEqualsTheDecodeFromADirectlyWrittenCache) {
   const auto m = tiny();
-  const std::vector<uint32_t> ids = workload::default_token_ids(m, 14);
+  const std::vector<uint32_t> ids = workload::default_token_ids(m, 11);
   workload::decode_options a;
   a.context = 0;
-  a.prompt_tokens = 14;
+  a.prompt_tokens = 11;
   a.chunk = 5;
   a.tokens = 0;
   a.reference_seed = 9;
   a.token_ids = ids;
-  a.ring_cap = 14;
+  a.ring_cap = 11;
   const run_figures prefill = run_in_child(functional(), m, a);
   ASSERT_EQ(prefill.exit_code, 0) << prefill.message;
   ASSERT_EQ(prefill.logits.size(), 1u);
 
   workload::decode_options b;
-  b.context = 13;
+  b.context = 10;
   b.tokens = 1;
   b.reference_seed = 9;
   b.token_ids = {ids.back()};
-  b.ring_cap = 14;
+  b.ring_cap = 11;
   b.window_extra = 4;  // the prefill's window rings (chunk 5: C - 1)
   b.ddr_overrides = prefill.rings;
   const run_figures direct = run_in_child(functional(), m, b);
@@ -321,17 +365,19 @@ struct prefill_format {
   double min_logits, min_record;  // lowest cosines allowed
 };
 
-// FP16 at the 0.99; the others below their measured worst with a
-// margin (logits, records: INT8 0.9899, 0.9990; INT4 0.9065, 0.9581; rotated
-// 3-bit 0.8426, 0.9322). Every prompt record here is the platform's own
-// (not a host-written history), so a 4- or 3-bit format's level flips
-// between the platform's and the reference's K/V add up over the prompt;
-// the row-by-row prompt gives the same figures (the chunks are bit-exact).
+// FP16 at 0.99; the others below their measured worst with a margin
+// (logits, records: FP16 0.9957, 0.9980; INT8 0.9938, 0.9988; INT4 0.9105,
+// 0.9651; rotated 3-bit 0.7765, 0.9087). Every prompt record here is the
+// platform's own (not a host-written history), so a 4- or 3-bit format's
+// level flips between the platform's and the reference's K/V add up over
+// the prompt. Where they flip depends on rounding: the query tiles' shared
+// softmax shift moves the rotated 3-bit figures from the row-by-row
+// prompt's 0.8426, 0.9322 (rotated 4-bit: 0.7853 and 0.7857 either way).
 const prefill_format kPrefillFormats[] = {
     {"fp16", "fp16", 0, 3, 0.99, 0.99},
     {"int8_g32", "int8", 32, 3, 0.98, 0.99},
     {"int4_g32", "int4", 32, 3, 0.85, 0.94},
-    {"rot3", "rotated", 0, 3, 0.80, 0.90},
+    {"rot3", "rotated", 0, 3, 0.72, 0.86},
 };
 
 void PrintTo(const prefill_format& c, std::ostream* os) {

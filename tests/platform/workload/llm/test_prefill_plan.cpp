@@ -66,10 +66,13 @@ TEST(PrefillPlan, GemmaAt1KTakesTheDownProjectionInThreeParts) {
   EXPECT_EQ(down.stream_bytes, 2ull * 1024 * (3 * 16 + 2 * 2752 + 2736));
   // KV: 1,024 tokens x 20 storing layers x 2 heads x (512 + 512) bytes.
   EXPECT_EQ(p.kv_write_bytes, 1024ull * 20 * 2048);
-  // KV read: each row attends on its own, a global layer's row t its t + 1
-  // keys (524,800 over the prompt), a local one's min(t + 1, 512) (131,328 +
-  // 512 x 512 = 393,472); 2,048 bytes a token.
-  EXPECT_EQ(p.kv_read_bytes, (7ull * 524800 + 28ull * 393472) * 2048);
+  // KV read, the least: each chunk reads a layer's cache once, the union of
+  // its rows' spans. Chunks start at 0, 191, ..., 955: a global layer reads
+  // everything up to the chunk's last row (191 + 382 + 573 + 764 + 955 +
+  // 1,024 = 3,889 tokens), a local one from its first row's window start
+  // (191 + 382 + 573 + (764 - 62) + (955 - 253) + (1,024 - 444) = 3,130);
+  // 2,048 bytes a token.
+  EXPECT_EQ(p.kv_read_bytes, (7ull * 3889 + 28ull * 3130) * 2048);
   // Attention: per key 2 x 8 heads x 256; a global layer sum(t + 1) = 524,800
   // keys, a local one 131,328 + 512 x 512 = 393,472.
   EXPECT_EQ(p.attention_macs, (7ull * 524800 + 28ull * 393472) * 4096);
