@@ -97,6 +97,17 @@ uint32_t prefill_rows_fitting(const gd_l2_shape& s, uint32_t ffn_part, uint32_t 
   return l2_words > a.logits ? (l2_words - a.logits) / row : 0;
 }
 
+gd_attention_tile prefill_attention_tile(const gd_l2_shape& s, uint32_t ffn_part, uint32_t chunk,
+                                         uint32_t n_first, uint32_t rows, uint32_t cap,
+                                         uint32_t sinks, uint32_t window) {
+  gd_l2 a{};
+  gd_plan_l2(&s, &a);
+  gd_prefill_l2 p{};
+  gd_plan_prefill_l2(&s, &a, chunk, ffn_part, &p);
+  return gd_prefill_attention_tile(&a, &p, s.heads / s.kv_heads, s.head_dim, n_first, rows, cap,
+                                   sinks, window);
+}
+
 namespace {
 
 // A chunk's row buffers from the decode's logits on (gd_prefill_l2).

@@ -28,6 +28,14 @@ std::vector<std::pair<std::string, uint64_t>> l2_layout_parts(const gd_l2_shape&
 // (gd_plan_prefill_l2), with FFN slices of ffn_part columns.
 uint32_t prefill_rows_fitting(const gd_l2_shape& shape, uint32_t ffn_part, uint32_t l2_words);
 
+// The query tile of the prefill's attention (gd_prefill_attention_tile) in
+// a chunk of `chunk` rows, starting at a row whose append made n_first
+// tokens with `rows` rows left, on a ring of `cap` records, `sinks` and
+// `window`.
+gd_attention_tile prefill_attention_tile(const gd_l2_shape& shape, uint32_t ffn_part,
+                                         uint32_t chunk, uint32_t n_first, uint32_t rows,
+                                         uint32_t cap, uint32_t sinks, uint32_t window);
+
 // Throws l2_fit_error, with the arithmetic, unless the layout (and, with a
 // chunk above 1, the prefill's rows after it) fits
 // `l2_words` and every attention span fits a 16-bit shape extent.

@@ -541,6 +541,33 @@ uint32_t prefill_chunk_limit(const config::platform_config& base, const llm::mod
   return std::max(1u, std::min({pp.chunk_limit, l2_rows, GD_MAX_CHUNK}));
 }
 
+std::vector<prefill_query_tile> prefill_query_tiles(const config::platform_config& base,
+                                                    const llm::model_config& m,
+                                                    const decode_options& opt, uint32_t chunk) {
+  decode_options o = with_ring_cap(opt);
+  const config::platform_config cfg = platform_for(base, m);
+  const llm::kv_formats kvf = llm::kv_formats_of(m, cfg);
+  const uint32_t P = std::max(o.prompt_tokens, 1u);
+  chunk = std::max(1u, std::min(chunk, P));
+  const llm::prefill_plan pp =
+      llm::plan_prefill(m, kvf, prefill_options_of(o, P, chunk), cfg.npu.gemm);
+  o.prompt_tokens = P;
+  o.chunk = 1;
+  const gd_l2_shape shape = l2_shape_of_block(decode_param_block(
+      m, llm::plan_ddr(m, cfg, o.ring_cap, o.window_extra), o, with_weight_channels(cfg), kvf));
+  // The last whole chunk (the prompt's own when shorter), after the context.
+  const uint32_t p0 = P >= chunk ? (P / chunk - 1) * chunk : 0, rows = std::min(chunk, P);
+  std::vector<prefill_query_tile> out;
+  for (const auto& g : llm::plan_ddr(m, cfg, o.ring_cap, chunk - 1).kv_rings) {
+    const uint32_t sinks = g.name == "kv.local" ? 0 : o.sinks;
+    const gd_attention_tile t =
+        prefill_attention_tile(shape, pp.ffn_part, chunk, o.context + p0 + 1, rows, g.max_tokens,
+                               sinks, g.window);
+    out.push_back({g.name, t.rows, t.span});
+  }
+  return out;
+}
+
 namespace {
 
 decode_plan plan_decode(const config::platform_config& base, const llm::model_config& m,

@@ -80,6 +80,16 @@ struct block_addresses {
 uint32_t prefill_chunk_limit(const config::platform_config& cfg, const llm::model_config& m,
                              const decode_options& o);
 
+// The query tiles of the prompt's last whole chunk (its longest spans), per
+// KV ring group: rows attending together and the records of their stream.
+struct prefill_query_tile {
+  std::string ring;
+  uint32_t rows = 0, span = 0;
+};
+std::vector<prefill_query_tile> prefill_query_tiles(const config::platform_config& cfg,
+                                                    const llm::model_config& m,
+                                                    const decode_options& o, uint32_t chunk);
+
 // Token ids a run decodes when none are given: (7919 t + 2) mod vocab.
 std::vector<uint32_t> default_token_ids(const llm::model_config& m, uint32_t n);
 

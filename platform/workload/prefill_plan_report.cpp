@@ -53,6 +53,7 @@ prefill_plan_report plan_prefill_on(const config::platform_config& cfg, const ll
   // A chunk's rows attend up to chunk - 1 keys older than its last row's
   // window, so the window rings hold them too.
   r.ddr = llm::plan_ddr(m, cfg, r.plan.ring_cap, r.plan.chunk - 1);
+  r.query_tiles = prefill_query_tiles(cfg, m, d, r.plan.chunk);
   r.ddr_bytes_per_second = mem::derive_capacity(cfg.ddr).effective_bytes_per_s;
   r.gemm_macs_per_second = llm::gemm_peak_macs_per_second(cfg.clocks.core_mhz * 1e6);
   llm::roofline_inputs in;
@@ -84,8 +85,14 @@ std::string prefill_plan_report::text(const llm::model_config& m) const {
   s << " " << p.options.sinks << " sinks" << (p.options.evict ? ", eviction allowed" : "")
     << "; DDR " << fixed((ddr.end - ddr.ddr_base) / 1e6, 1) << " of "
     << fixed(ddr.ddr_size / 1e6, 1) << " MB used\n";
+  s << "  attention: query tiles of the last whole chunk:";
+  for (size_t i = 0; i < query_tiles.size(); ++i)
+    s << (i ? "," : "") << " " << query_tiles[i].ring << " " << grouped(query_tiles[i].rows)
+      << (query_tiles[i].rows == 1 ? " row" : " rows") << " on a stream of "
+      << grouped(query_tiles[i].span) << " records";
+  s << "\n";
   s << "  DDR: weights " << fixed(p.weight_bytes / 1e6, 1) << " MB, KV read "
-    << fixed(p.kv_read_bytes / 1e6, 1) << " MB, KV write " << fixed(p.kv_write_bytes / 1e6, 1)
+    << fixed(p.kv_read_bytes / 1e6, 1) << " MB (at least), KV write " << fixed(p.kv_write_bytes / 1e6, 1)
     << " MB\n";
   s << "  MACs: " << fixed(p.gemm_macs / 1e9, 1) << " G on the GEMM array, "
     << fixed(p.gemv_macs / 1e9, 2) << " G on the GEMV (the last token's), "
@@ -128,6 +135,10 @@ nlohmann::json prefill_plan_report::json(const llm::model_config& m) const {
   for (const auto& g : ddr.kv_rings)
     rings.push_back({{"name", g.name}, {"records", g.max_tokens}, {"window", g.window}});
   j["kv_rings"] = std::move(rings);
+  nlohmann::json tiles = nlohmann::json::array();
+  for (const auto& t : query_tiles)
+    tiles.push_back({{"ring", t.ring}, {"rows", t.rows}, {"span", t.span}});
+  j["query_tiles"] = std::move(tiles);
   j["ddr_bytes_used"] = ddr.end - ddr.ddr_base;
   j["gemm_instructions_per_chunk"] = p.gemm_instructions;
   j["bytes"] = {

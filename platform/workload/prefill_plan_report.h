@@ -9,6 +9,7 @@
 #include <string>
 
 #include "platform/config/platform_config.h"
+#include "platform/workload/decode_runner.h"
 #include "platform/workload/llm/ddr_plan.h"
 #include "platform/workload/llm/model_config.h"
 #include "platform/workload/llm/prefill_plan.h"
@@ -23,6 +24,7 @@ struct prefill_plan_report {
   double ddr_bytes_per_second = 0;
   double gemm_macs_per_second = 0;
   uint32_t program_chunk_limit = 0;  // prefill_chunk_limit: what the decode program takes
+  std::vector<prefill_query_tile> query_tiles;  // the last whole chunk's, per ring group
 
   // The summary, then the entry matrices and one layer of each storing kind.
   std::string text(const llm::model_config& m) const;

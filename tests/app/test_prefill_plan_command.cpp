@@ -24,6 +24,19 @@ TEST_F(PrefillPlan, TheChunkFollowsTheActivationBuffer) {
   EXPECT_TRUE(contains(dflt.out, "the decode program's L2 and GD_MAX_CHUNK take 15), 69 chunks"))
       << dflt.out;
   EXPECT_TRUE(contains(dflt.out, "memory-bound")) << dflt.out;
+  // Attention in query tiles of the whole chunk at 1K (the L2 left free
+  // holds 15 rows' scores); at 32K a global layer's scores take two rows.
+  EXPECT_TRUE(contains(dflt.out,
+                       "attention: query tiles of the last whole chunk: kv.local 15 rows on a "
+                       "stream of 526 records, kv.global 15 rows on a stream of 1,020 records"))
+      << dflt.out;
+  const auto long_prompt =
+      vp({"prefill-plan", "--model", model("gemma3n-e4b"), "--prompt-tokens", "32768"});
+  ASSERT_EQ(long_prompt.exit_code, 0) << describe(long_prompt);
+  EXPECT_TRUE(contains(long_prompt.out,
+                       "kv.local 10 rows on a stream of 521 records, kv.global 2 rows on a "
+                       "stream of 32,752 records"))
+      << long_prompt.out;
   // The engine's own bound, asked for: 191 rows.
   const auto r = vp({"prefill-plan", "--model", model("gemma3n-e4b"), "--prompt-tokens", "1024",
                      "--chunk", "191", "--json", "p.json"});
