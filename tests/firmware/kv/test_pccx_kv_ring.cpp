@@ -364,3 +364,18 @@ TEST(KvRing, PositionCounterEnd) {
   EXPECT_EQ(pccx_kv_valid_tokens(&c.kv), 8u);
   EXPECT_EQ(pccx_kv_slot_of(&c.kv, 0xFFFFFFFEu), 4u + (0xFFFFFFFEu - 4u) % 4u);
 }
+
+// The inverse of the stream order refuses what it cannot answer.
+TEST(KvRing, StreamIndexRefusals) {
+  pccx_kv_handle kv{};
+  uint32_t i = 0;
+  EXPECT_EQ(pccx_kv_stream_index(&kv, 0, &i), PCCX_KV_E_NOT_READY);
+  kv_pair c(1, 1, 16, 16, kBase, 4, 1, 0);
+  ASSERT_EQ(c.init_result, PCCX_KV_OK);
+  EXPECT_EQ(pccx_kv_stream_index(&c.kv, 0, &i), PCCX_KV_E_NOT_VALID);  // nothing appended
+  c.append();
+  EXPECT_EQ(pccx_kv_stream_index(&c.kv, 0, nullptr), PCCX_KV_E_ARG);
+  EXPECT_EQ(pccx_kv_stream_index(nullptr, 0, &i), PCCX_KV_E_ARG);
+  ASSERT_EQ(pccx_kv_stream_index(&c.kv, 0, &i), PCCX_KV_OK);
+  EXPECT_EQ(i, 0u);
+}
