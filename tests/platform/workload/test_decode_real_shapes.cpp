@@ -12,6 +12,7 @@
 #include "platform/config/platform_config.h"
 #include "platform/workload/decode_runner.h"
 #include "platform/workload/llm/model_config.h"
+#include "platform/workload/llm/prefill_plan.h"
 
 using namespace pccx;
 
@@ -44,14 +45,16 @@ TEST(DecodeRealShapes, EveryMatrixAtItsRealShapeMatchesTheReference) {
 // on the GEMM (the FFN in three slices of 5,472 columns, W_down in three
 // K-parts accumulated, the sparse layer's gate twice), then a decoded
 // token from the cache it wrote; the prompt's last token's logits and the
-// token's against the reference.
+// token's against the reference. After 4,090 tokens of history a global
+// layer's query tiles take 4 rows and then 2 (their scores fill the L2
+// left free), the local ones all 6: the masks across tiles are checked.
 TEST(DecodeRealShapes, ChunkedPrefillAtTheRealShapesMatchesTheReference) {
   config::platform_config cfg;
   cfg.simulation.mode = config::sim_mode::functional;
   const auto m =
       llm::load_model(std::string(PCCX_SOURCE_DIR) + "/configs/models/gemma3n-e4b-5layers.json");
   workload::decode_options o;
-  o.context = 4;
+  o.context = 4090;
   o.prompt_tokens = 6;
   o.chunk = 6;
   o.tokens = 1;
@@ -62,6 +65,16 @@ TEST(DecodeRealShapes, ChunkedPrefillAtTheRealShapesMatchesTheReference) {
   std::cout << rep.text();
   EXPECT_EQ(rep.prefill.chunk, 6u);
   EXPECT_GT(rep.prefill.gemm_macs, 0u);
+  // KV read (FP16, 2 heads x (512 + 512) bytes a token and layer): less than
+  // each row on its own, more than the chunk at once.
+  uint64_t per_row = 0, whole_chunk = 0;
+  for (uint32_t l = 0; l < m.layers; ++l) {
+    for (uint32_t t = 0; t < 6; ++t) per_row += m.attention_span(l, 4090 + t + 1);
+    whole_chunk += llm::chunk_attention_span(m, l, 4090, 6, 1u << 20);
+  }
+  const uint64_t kv_read = rep.prefill.ddr_bytes.at("kv_read");
+  EXPECT_LT(kv_read, per_row * 2048);
+  EXPECT_GT(kv_read, whole_chunk * 2048);
   EXPECT_GE(rep.prompt_cosine, 0.99);
   EXPECT_GE(rep.prompt_cosine_exact, 0.99);
   ASSERT_EQ(rep.reference_cosine.size(), 1u);
