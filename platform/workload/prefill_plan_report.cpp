@@ -1,5 +1,6 @@
 #include "platform/workload/prefill_plan_report.h"
 
+#include <algorithm>
 #include <cstdio>
 #include <set>
 #include <sstream>
@@ -30,6 +31,40 @@ std::set<int32_t> first_of_each_kind(const llm::model_config& m) {
     if (kinds.insert({m.stores_kv(l), m.is_global(l)}).second)
       first.insert(static_cast<int32_t>(l));
   return first;
+}
+
+// A chunk's GEMM work per kind of layer (the entry's matrices apart): its
+// weight stream against its MACs, each at the DDR's effective bandwidth and
+// the GEMM array's peak.
+struct layer_kind_share {
+  std::string kind;
+  uint32_t layers = 0;
+  uint64_t stream_bytes = 0, macs = 0;
+  double memory_s = 0, compute_s = 0;
+};
+
+std::string kind_of(const llm::model_config& m, int32_t layer) {
+  if (layer < 0) return "entry";
+  const auto l = static_cast<uint32_t>(layer);
+  return std::string(m.is_global(l) ? "global" : "local") + (m.stores_kv(l) ? "" : " KV-sharing");
+}
+
+std::vector<layer_kind_share> by_layer_kind(const llm::model_config& m, const prefill_plan_report& r) {
+  std::vector<layer_kind_share> out;
+  std::set<int32_t> seen;
+  for (const auto& pm : r.plan.matrices) {
+    const std::string kind = kind_of(m, pm.shape.layer);
+    auto it = std::find_if(out.begin(), out.end(), [&](const auto& k) { return k.kind == kind; });
+    if (it == out.end()) it = out.insert(out.end(), layer_kind_share{kind});
+    if (pm.shape.layer >= 0 && seen.insert(pm.shape.layer).second) ++it->layers;
+    it->stream_bytes += pm.stream_bytes;
+    it->macs += uint64_t{r.plan.chunk} * pm.passes * pm.shape.macs();
+  }
+  for (auto& k : out) {
+    k.memory_s = static_cast<double>(k.stream_bytes) / r.ddr_bytes_per_second;
+    k.compute_s = static_cast<double>(k.macs) / r.gemm_macs_per_second;
+  }
+  return out;
 }
 
 }  // namespace
@@ -102,6 +137,12 @@ std::string prefill_plan_report::text(const llm::model_config& m) const {
     << fixed(bound.memory_seconds * 1e3, 1) << " ms at " << fixed(ddr_bytes_per_second / 1e9, 3)
     << " GB/s, MACs " << fixed(bound.compute_seconds * 1e3, 1) << " ms at "
     << fixed(gemm_macs_per_second / 1e9, 1) << " GMAC/s)\n";
+  s << "  a chunk's GEMMs per layer kind (weights at the bandwidth, MACs at the peak):\n";
+  for (const auto& k : by_layer_kind(m, *this))
+    s << "    " << k.kind << (k.layers ? " (" + grouped(k.layers) + " layers)" : "") << ": "
+      << fixed(k.stream_bytes / 1e6, 1) << " MB in " << fixed(k.memory_s * 1e3, 2) << " ms, "
+      << fixed(k.macs / 1e9, 1) << " G MACs in " << fixed(k.compute_s * 1e3, 2) << " ms: "
+      << (k.memory_s >= k.compute_s ? "weight-bound" : "compute-bound") << "\n";
   s << "  matrix            layer  N x K               K parts        group  stream MB a chunk\n";
   const std::set<int32_t> shown = first_of_each_kind(m);
   for (const auto& pm : p.matrices) {
@@ -150,6 +191,16 @@ nlohmann::json prefill_plan_report::json(const llm::model_config& m) const {
                 {"memory_bound", bound.memory_bound},
                 {"ddr_bytes_per_second", ddr_bytes_per_second},
                 {"gemm_macs_per_second", gemm_macs_per_second}};
+  nlohmann::json kinds = nlohmann::json::array();
+  for (const auto& k : by_layer_kind(m, *this))
+    kinds.push_back({{"kind", k.kind},
+                     {"layers", k.layers},
+                     {"stream_bytes_per_chunk", k.stream_bytes},
+                     {"gemm_macs_per_chunk", k.macs},
+                     {"memory_seconds", k.memory_s},
+                     {"compute_seconds", k.compute_s},
+                     {"weight_bound", k.memory_s >= k.compute_s}});
+  j["layer_kinds"] = std::move(kinds);
   nlohmann::json rows = nlohmann::json::array();
   for (const auto& pm : p.matrices)
     rows.push_back({{"name", pm.shape.name},

@@ -30,6 +30,12 @@ TEST_F(PrefillPlan, TheChunkFollowsTheActivationBuffer) {
                        "attention: query tiles of the last whole chunk: kv.local 15 rows on a "
                        "stream of 526 records, kv.global 15 rows on a stream of 1,020 records"))
       << dflt.out;
+  // Per kind of layer, a chunk's weight stream against its MACs: at 15 rows
+  // every kind re-streams its weights for longer than its MACs take.
+  EXPECT_TRUE(contains(dflt.out, "local (16 layers): 1063.0 MB in 96.88 ms, 31.0 G MACs in "
+                                 "37.86 ms: weight-bound"))
+      << dflt.out;
+  EXPECT_FALSE(contains(dflt.out, "compute-bound")) << dflt.out;
   const auto long_prompt =
       vp({"prefill-plan", "--model", model("gemma3n-e4b"), "--prompt-tokens", "32768"});
   ASSERT_EQ(long_prompt.exit_code, 0) << describe(long_prompt);
@@ -52,6 +58,9 @@ TEST_F(PrefillPlan, TheChunkFollowsTheActivationBuffer) {
   EXPECT_EQ(j["chunk"], 191);
   EXPECT_EQ(j["chunks"], 6);
   EXPECT_EQ(j["program_chunk_limit"], 15);
+  // At 191 rows the same weights carry 12.7 times the MACs: compute-bound.
+  ASSERT_EQ(j["layer_kinds"].size(), 5u);  // entry, local, global and both KV-sharing
+  for (const auto& k : j["layer_kinds"]) EXPECT_FALSE(k["weight_bound"].get<bool>()) << k;
   // 4 entry matrices, 20 storing layers of 12, 15 sharing layers of 10.
   EXPECT_EQ(j["matrices"].size(), 4u + 20 * 12 + 15 * 10);
   for (const auto& mtx : j["matrices"]) {

@@ -585,6 +585,63 @@ std::string prefill_block() {
   return t;
 }
 
+// Where a chunk's time goes per kind of layer, from the plans at the
+// program's chunk and at the activation buffer's: each kind's weight
+// stream at the DDR's bandwidth against its GEMM MACs at the array's peak.
+std::string prefill_kinds_block() {
+  auto plan = [](const std::string& name) {
+    return read_json("docs/results/data/prefill-plan/gemma3n-e4b-1024-" + name + ".json");
+  };
+  const json p15 = plan("chunk15"), p191 = plan("chunk191");
+  std::string t =
+      "| Layer kind (1K prompt, FP16 KV) | Layers | Weights MB a chunk | 15 rows: weights ms | "
+      "15 rows: MACs ms | 15 rows | 191 rows: weights ms | 191 rows: MACs ms | 191 rows |\n"
+      "|---|--:|--:|--:|--:|---|--:|--:|---|\n";
+  const json& k15 = p15.at("layer_kinds");
+  const json& k191 = p191.at("layer_kinds");
+  auto bound = [](const json& k) {
+    return k.at("weight_bound").get<bool>() ? std::string("weight-bound")
+                                            : std::string("compute-bound");
+  };
+  for (size_t i = 0; i < k15.size() && i < k191.size(); ++i) {
+    const json &a = k15[i], &b = k191[i];
+    t += "| " + str(a.at("kind")) + " | " +
+         (a.at("layers").get<uint32_t>() ? std::to_string(a.at("layers").get<uint32_t>())
+                                         : std::string("-")) +
+         " | " + grouped(a.at("stream_bytes_per_chunk").get<double>() / 1e6, 1) + " | " +
+         fixed(a.at("memory_seconds").get<double>() * 1e3, 2) + " | " +
+         fixed(a.at("compute_seconds").get<double>() * 1e3, 2) + " | " + bound(a) + " | " +
+         fixed(b.at("memory_seconds").get<double>() * 1e3, 2) + " | " +
+         fixed(b.at("compute_seconds").get<double>() * 1e3, 2) + " | " + bound(b) + " |\n";
+  }
+  double most = 0;  // at 15 rows: the largest share of the weights' time the MACs take
+  size_t weight_bound = 0, compute_bound = 0;
+  for (const json& k : k15) {
+    most = std::max(most, k.at("compute_seconds").get<double>() /
+                              k.at("memory_seconds").get<double>());
+    weight_bound += k.at("weight_bound").get<bool>() ? 1 : 0;
+  }
+  for (const json& k : k191) compute_bound += k.at("weight_bound").get<bool>() ? 0 : 1;
+  auto kinds = [&](size_t n) {
+    return n == k15.size() ? std::string("every kind of layer") : std::to_string(n) + " of " +
+                                                                       std::to_string(k15.size()) +
+                                                                       " kinds";
+  };
+  t += "\n" +
+       wrap("At the program's " + std::to_string(p15.at("chunk").get<uint32_t>()) + " rows " +
+            kinds(weight_bound) +
+            " is bound by re-streaming its weights: a chunk's MACs take at most " +
+            fixed(100 * most, 0) + " % of its weights' time on the array. At the activation "
+            "buffer's " +
+            std::to_string(p191.at("chunk").get<uint32_t>()) + " rows the same weights carry " +
+            fixed(p191.at("chunk").get<double>() / p15.at("chunk").get<double>(), 1) +
+            " times the MACs, and " + kinds(compute_bound) +
+            " is compute-bound. The KV-sharing layers stream the same matrices without K and "
+            "V. `pccx-vp prefill-plan` prints these per kind; the simulated prompt adds its "
+            "ratio to the bound (above) on top of them.");
+  return t;
+}
+
 std::string prefill_whatif_block() {
   auto plan = [](const std::string& name) {
     return read_json("docs/results/data/prefill-plan/gemma3n-e4b-1024-" + name + ".json");
@@ -1141,6 +1198,7 @@ TEST(ResultsDocs, ResultsTable) {
 
 TEST(ResultsDocs, ResultsPrefill) {
   check_block(kResults, "results-prefill", prefill_block());
+  check_block(kResults, "results-prefill-kinds", prefill_kinds_block());
   check_block(kResults, "results-prefill-whatif", prefill_whatif_block());
 }
 
