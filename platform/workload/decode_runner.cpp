@@ -283,6 +283,12 @@ void put_dimensions(gd_block_header& h, const llm::model_config& m, const llm::d
   h.flags = flags;
 }
 
+// Sinks on the rings that hold the whole history; a sliding-window ring
+// keeps only the newest tokens, as the model defines it.
+uint32_t ring_sinks(const llm::kv_ring_group& g, const decode_options& o) {
+  return g.name == "kv.local" ? 0 : o.sinks;
+}
+
 // The header's DDR addresses: staging, logits, embedding table, final norm,
 // LM head and the KV ring groups.
 void put_addresses(gd_block_header& h, const llm::model_config& m, const llm::ddr_plan& plan,
@@ -303,9 +309,7 @@ void put_addresses(gd_block_header& h, const llm::model_config& m, const llm::dd
     ring.max_tokens = g.max_tokens;
     ring.k_record_bytes = g.k_record_bytes;
     ring.v_record_bytes = g.v_record_bytes;
-    // Sinks on the rings that hold the whole history; a sliding-window
-    // ring keeps only the newest tokens, as the model defines it.
-    ring.sinks = g.name == "kv.local" ? 0 : o.sinks;
+    ring.sinks = ring_sinks(g, o);
     ring.window = g.window;
   }
 }
@@ -523,21 +527,27 @@ block_addresses with_weight_channels(const config::platform_config& cfg) {
   return at;
 }
 
+// The decode program's L2 layout inputs for the options' model and rings
+// (o with its ring cap; the prompt at least one row, in chunks of one).
+gd_l2_shape decode_l2_shape(const llm::model_config& m, const config::platform_config& cfg,
+                            const llm::kv_formats& kvf, decode_options o) {
+  o.prompt_tokens = std::max(o.prompt_tokens, 1u);
+  o.chunk = 1;
+  return l2_shape_of_block(decode_param_block(m, llm::plan_ddr(m, cfg, o.ring_cap, o.window_extra),
+                                              o, with_weight_channels(cfg), kvf));
+}
+
 }  // namespace
 
 uint32_t prefill_chunk_limit(const config::platform_config& base, const llm::model_config& m,
                              const decode_options& opt) {
-  decode_options o = with_ring_cap(opt);
+  const decode_options o = with_ring_cap(opt);
   const config::platform_config cfg = platform_for(base, m);
   const llm::kv_formats kvf = llm::kv_formats_of(m, cfg);
   const llm::prefill_plan pp = llm::plan_prefill(
       m, kvf, prefill_options_of(o, std::max(o.prompt_tokens, 1u), 1), cfg.npu.gemm);
-  const llm::ddr_plan plan = llm::plan_ddr(m, cfg, o.ring_cap, o.window_extra);
-  o.prompt_tokens = std::max(o.prompt_tokens, 1u);
-  o.chunk = 1;
-  const gd_l2_shape shape =
-      l2_shape_of_block(decode_param_block(m, plan, o, with_weight_channels(cfg), kvf));
-  const uint32_t l2_rows = prefill_rows_fitting(shape, pp.ffn_part, cfg.npu.l2.words);
+  const uint32_t l2_rows =
+      prefill_rows_fitting(decode_l2_shape(m, cfg, kvf, o), pp.ffn_part, cfg.npu.l2.words);
   return std::max(1u, std::min({pp.chunk_limit, l2_rows, GD_MAX_CHUNK}));
 }
 
@@ -547,22 +557,16 @@ std::vector<prefill_query_tile> prefill_query_tiles(const config::platform_confi
   decode_options o = with_ring_cap(opt);
   const config::platform_config cfg = platform_for(base, m);
   const llm::kv_formats kvf = llm::kv_formats_of(m, cfg);
-  const uint32_t P = std::max(o.prompt_tokens, 1u);
-  chunk = std::max(1u, std::min(chunk, P));
-  const llm::prefill_plan pp =
-      llm::plan_prefill(m, kvf, prefill_options_of(o, P, chunk), cfg.npu.gemm);
-  o.prompt_tokens = P;
-  o.chunk = 1;
-  const gd_l2_shape shape = l2_shape_of_block(decode_param_block(
-      m, llm::plan_ddr(m, cfg, o.ring_cap, o.window_extra), o, with_weight_channels(cfg), kvf));
+  const gd_l2_shape shape = decode_l2_shape(m, cfg, kvf, o);
+  const uint32_t P = o.prompt_tokens = std::max(o.prompt_tokens, 1u);
+  chunk = o.chunk = std::max(1u, std::min(chunk, P));
+  const uint32_t ffn_part = prefill_ffn_part(m, o, cfg, kvf);
   // The last whole chunk (the prompt's own when shorter), after the context.
   const uint32_t p0 = P >= chunk ? (P / chunk - 1) * chunk : 0, rows = std::min(chunk, P);
   std::vector<prefill_query_tile> out;
   for (const auto& g : llm::plan_ddr(m, cfg, o.ring_cap, chunk - 1).kv_rings) {
-    const uint32_t sinks = g.name == "kv.local" ? 0 : o.sinks;
-    const gd_attention_tile t =
-        prefill_attention_tile(shape, pp.ffn_part, chunk, o.context + p0 + 1, rows, g.max_tokens,
-                               sinks, g.window);
+    const gd_attention_tile t = prefill_attention_tile(
+        shape, ffn_part, chunk, o.context + p0 + 1, rows, g.max_tokens, ring_sinks(g, o), g.window);
     out.push_back({g.name, t.rows, t.span});
   }
   return out;

@@ -33,23 +33,14 @@ std::set<int32_t> first_of_each_kind(const llm::model_config& m) {
   return first;
 }
 
-// A chunk's GEMM work per kind of layer (the entry's matrices apart): its
-// weight stream against its MACs, each at the DDR's effective bandwidth and
-// the GEMM array's peak.
-struct layer_kind_share {
-  std::string kind;
-  uint32_t layers = 0;
-  uint64_t stream_bytes = 0, macs = 0;
-  double memory_s = 0, compute_s = 0;
-};
-
 std::string kind_of(const llm::model_config& m, int32_t layer) {
   if (layer < 0) return "entry";
   const auto l = static_cast<uint32_t>(layer);
   return std::string(m.is_global(l) ? "global" : "local") + (m.stores_kv(l) ? "" : " KV-sharing");
 }
 
-std::vector<layer_kind_share> by_layer_kind(const llm::model_config& m, const prefill_plan_report& r) {
+std::vector<layer_kind_share> by_layer_kind(const llm::model_config& m,
+                                            const prefill_plan_report& r) {
   std::vector<layer_kind_share> out;
   std::set<int32_t> seen;
   for (const auto& pm : r.plan.matrices) {
@@ -91,6 +82,7 @@ prefill_plan_report plan_prefill_on(const config::platform_config& cfg, const ll
   r.query_tiles = prefill_query_tiles(cfg, m, d, r.plan.chunk);
   r.ddr_bytes_per_second = mem::derive_capacity(cfg.ddr).effective_bytes_per_s;
   r.gemm_macs_per_second = llm::gemm_peak_macs_per_second(cfg.clocks.core_mhz * 1e6);
+  r.layer_kinds = by_layer_kind(m, r);
   llm::roofline_inputs in;
   in.ddr_bytes_per_second = r.ddr_bytes_per_second;
   in.macs_per_second = r.gemm_macs_per_second;
@@ -127,8 +119,8 @@ std::string prefill_plan_report::text(const llm::model_config& m) const {
       << grouped(query_tiles[i].span) << " records";
   s << "\n";
   s << "  DDR: weights " << fixed(p.weight_bytes / 1e6, 1) << " MB, KV read "
-    << fixed(p.kv_read_bytes / 1e6, 1) << " MB (at least), KV write " << fixed(p.kv_write_bytes / 1e6, 1)
-    << " MB\n";
+    << fixed(p.kv_read_bytes / 1e6, 1) << " MB (at least), KV write "
+    << fixed(p.kv_write_bytes / 1e6, 1) << " MB\n";
   s << "  MACs: " << fixed(p.gemm_macs / 1e9, 1) << " G on the GEMM array, "
     << fixed(p.gemv_macs / 1e9, 2) << " G on the GEMV (the last token's), "
     << fixed(p.attention_macs / 1e9, 1) << " G of attention\n";
@@ -138,11 +130,11 @@ std::string prefill_plan_report::text(const llm::model_config& m) const {
     << " GB/s, MACs " << fixed(bound.compute_seconds * 1e3, 1) << " ms at "
     << fixed(gemm_macs_per_second / 1e9, 1) << " GMAC/s)\n";
   s << "  a chunk's GEMMs per layer kind (weights at the bandwidth, MACs at the peak):\n";
-  for (const auto& k : by_layer_kind(m, *this))
+  for (const auto& k : layer_kinds)
     s << "    " << k.kind << (k.layers ? " (" + grouped(k.layers) + " layers)" : "") << ": "
       << fixed(k.stream_bytes / 1e6, 1) << " MB in " << fixed(k.memory_s * 1e3, 2) << " ms, "
-      << fixed(k.macs / 1e9, 1) << " G MACs in " << fixed(k.compute_s * 1e3, 2) << " ms: "
-      << (k.memory_s >= k.compute_s ? "weight-bound" : "compute-bound") << "\n";
+      << fixed(k.macs / 1e9, 1) << " G MACs in " << fixed(k.compute_s * 1e3, 2)
+      << " ms: " << (k.memory_s >= k.compute_s ? "weight-bound" : "compute-bound") << "\n";
   s << "  matrix            layer  N x K               K parts        group  stream MB a chunk\n";
   const std::set<int32_t> shown = first_of_each_kind(m);
   for (const auto& pm : p.matrices) {
@@ -192,7 +184,7 @@ nlohmann::json prefill_plan_report::json(const llm::model_config& m) const {
                 {"ddr_bytes_per_second", ddr_bytes_per_second},
                 {"gemm_macs_per_second", gemm_macs_per_second}};
   nlohmann::json kinds = nlohmann::json::array();
-  for (const auto& k : by_layer_kind(m, *this))
+  for (const auto& k : layer_kinds)
     kinds.push_back({{"kind", k.kind},
                      {"layers", k.layers},
                      {"stream_bytes_per_chunk", k.stream_bytes},

@@ -7,6 +7,7 @@
 
 #include <nlohmann/json.hpp>
 #include <string>
+#include <vector>
 
 #include "platform/config/platform_config.h"
 #include "platform/workload/decode_runner.h"
@@ -17,6 +18,16 @@
 
 namespace pccx::workload {
 
+// A chunk's GEMM work per kind of layer (the entry's matrices apart): its
+// weight stream against its MACs, each at the DDR's effective bandwidth and
+// the GEMM array's peak.
+struct layer_kind_share {
+  std::string kind;  // "entry", "local", "global", "local KV-sharing", ...
+  uint32_t layers = 0;
+  uint64_t stream_bytes = 0, macs = 0;
+  double memory_s = 0, compute_s = 0;
+};
+
 struct prefill_plan_report {
   llm::prefill_plan plan;
   llm::ddr_plan ddr;  // the model with the prefill's rings (window rings + chunk - 1)
@@ -25,6 +36,7 @@ struct prefill_plan_report {
   double gemm_macs_per_second = 0;
   uint32_t program_chunk_limit = 0;  // prefill_chunk_limit: what the decode program takes
   std::vector<prefill_query_tile> query_tiles;  // the last whole chunk's, per ring group
+  std::vector<layer_kind_share> layer_kinds;    // a chunk's GEMMs per kind of layer
 
   // The summary, then the entry matrices and one layer of each storing kind.
   std::string text(const llm::model_config& m) const;

@@ -133,8 +133,8 @@ int gd_heads_tile(const gd_block_layer* ly, const pccx_kv_handle* h, const gd_at
      * one shift for all of them (FINDEMAX), each row's hidden positions
      * zeroed after EXP. */
     for (uint32_t t = 0; t < T; ++t)
-      uca_memcpy(PCCX_ROUTE_L2_TO_L2, tile->q + t * words_of(G * hd), q_of[t] + head * words_of(G * hd),
-                 F_KEYS, 0);
+      uca_memcpy(PCCX_ROUTE_L2_TO_L2, tile->q + t * words_of(G * hd),
+                 q_of[t] + head * words_of(G * hd), F_KEYS, 0);
     if (gd_stream_kv(h, ly->ring_index, head, PCCX_KV_K) != 0) return -1;
     uca_gemv(tile->scores, tile->q, UCA_FLAG_FINDEMAX | GEMV_KEY_ROWS, F_QTILE, W_KTILE,
              HEAD_PARALLEL);

@@ -52,9 +52,8 @@ TEST(PrefillAttentionTile, RingArithmeticIsTheDriversOwn) {
         ASSERT_EQ(pccx_kv_init(&h, cap), PCCX_KV_OK);
         for (uint32_t n = 1; n <= 3 * cap + 2; ++n) {
           ASSERT_EQ(pccx_kv_append_token(&h, nullptr), PCCX_KV_OK);
-          const std::string at = "cap " + std::to_string(cap) + " sinks " +
-                                 std::to_string(sinks) + " window " + std::to_string(window) +
-                                 " n " + std::to_string(n);
+          const std::string at = "cap " + std::to_string(cap) + " sinks " + std::to_string(sinks) +
+                                 " window " + std::to_string(window) + " n " + std::to_string(n);
           ASSERT_EQ(gd_ring_window_start(n, cap, sinks, window), pccx_kv_window_start(&h)) << at;
           ASSERT_EQ(gd_ring_valid_tokens(n, cap, sinks, window), pccx_kv_valid_tokens(&h)) << at;
         }
@@ -84,8 +83,7 @@ TEST(PrefillAttentionTile, TheWholeChunkWhenItFits) {
 // hold (here two rows of 32,770 keys, 16,385 words each).
 TEST(PrefillAttentionTile, AsManyRowsAsTheScoresWordsHold) {
   const regions r(32898, 10, 1368);
-  const gd_attention_tile t =
-      gd_prefill_attention_tile(&r.a, &r.p, 4, 256, 32761, 10, 32778, 0, 0);
+  const gd_attention_tile t = gd_prefill_attention_tile(&r.a, &r.p, 4, 256, 32761, 10, 32778, 0, 0);
   EXPECT_EQ(t.rows, 2u);
   EXPECT_EQ(t.span, 32762u);
   EXPECT_EQ(t.scores, r.a.scores);

@@ -9,15 +9,14 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-#include <cmath>
 #include <cstring>
 #include <nlohmann/json.hpp>
 #include <string>
 
 #include "models/kv/kv_codec.h"
-
 #include "platform/workload/decode_runner.h"
 #include "platform/workload/llm/model_config.h"
+#include "platform/workload/llm/reference_decoder.h"
 
 using namespace pccx;
 
@@ -55,16 +54,6 @@ std::vector<double> fp16_values(const std::vector<uint8_t>& bytes) {
   for (size_t i = 0; i + 1 < bytes.size(); i += 2)
     v.push_back(kv::fp16_to_float(static_cast<uint16_t>(bytes[i] | bytes[i + 1] << 8)));
   return v;
-}
-
-double cosine(const std::vector<double>& a, const std::vector<double>& b) {
-  double ab = 0, aa = 0, bb = 0;
-  for (size_t i = 0; i < a.size() && i < b.size(); ++i) {
-    ab += a[i] * b[i];
-    aa += a[i] * a[i];
-    bb += b[i] * b[i];
-  }
-  return aa > 0 && bb > 0 ? ab / std::sqrt(aa * bb) : (aa == bb ? 1.0 : 0.0);
 }
 
 // SystemC elaborates once per process: each run in a child, its figures
@@ -178,7 +167,7 @@ TEST(DecodePrefill, GemmInstructionsAndBytesOfASmallPrefillAreTheHandDerivedOnes
   const uint64_t lau_l = 8 * (16 + 48), lau_r = 64 * (16 + 16);  // K = 8: pad16(6) = 16
   const uint64_t q = 64 * (16 + 48), kv = 32 * (16 + 48), o_ = 64 * (16 + 48);
   const uint64_t gate = 128 * (16 + 48), down = 64 * (16 + 80);  // K = 128: pad16(66) = 80
-  const uint64_t pg = 16 * (16 + 48), pp = 64 * (16 + 16);      // K = 16: pad16(10) = 16
+  const uint64_t pg = 16 * (16 + 48), pp = 64 * (16 + 16);       // K = 16: pad16(10) = 16
   const uint64_t chunk_matrices = 3 * hh + ple_proj +
                                   10 * (lau_l + lau_r + q + o_ + 2 * gate + down + pg + pp) +
                                   5 * 2 * kv + gate;
@@ -244,13 +233,16 @@ TEST(DecodePrefill, ChunksGiveTheRecordsAndLogitsOfTheRowByRowPrefill) {
   ASSERT_EQ(rows.logits.size(), 3u);
   ASSERT_EQ(chunks.logits.size(), 3u);
   for (size_t t = 0; t < rows.logits.size(); ++t)
-    EXPECT_GE(cosine(bf16_values(chunks.logits[t]), bf16_values(rows.logits[t])), 0.998)
+    EXPECT_GE(llm::cosine_similarity(bf16_values(chunks.logits[t]), bf16_values(rows.logits[t])),
+              0.998)
         << "logits " << t;
   ASSERT_EQ(rows.rings.size(), chunks.rings.size());
   ASSERT_GT(rows.rings.size(), 0u);
   for (size_t r = 0; r < rows.rings.size(); ++r) {
     ASSERT_EQ(chunks.rings[r].bytes.size(), rows.rings[r].bytes.size()) << "ring " << r;
-    EXPECT_GE(cosine(fp16_values(chunks.rings[r].bytes), fp16_values(rows.rings[r].bytes)), 0.999)
+    EXPECT_GE(llm::cosine_similarity(fp16_values(chunks.rings[r].bytes),
+                                     fp16_values(rows.rings[r].bytes)),
+              0.999)
         << "ring " << r;
   }
   EXPECT_GE(chunks.prompt_cosine, 0.99);
