@@ -6,7 +6,13 @@ using sc_core::sc_time;
 
 void decoupled_clock::reset() {
   local_ = sc_core::sc_time_stamp();
-  next_sync_ = local_ + tlm::tlm_global_quantum::instance().compute_local_quantum();
+  if (quantum_ == sc_core::SC_ZERO_TIME) {
+    next_sync_ = local_ + tlm::tlm_global_quantum::instance().compute_local_quantum();
+    return;
+  }
+  // The next multiple of the quantum, as the global quantum aligns its syncs.
+  const sc_core::sc_time::value_type q = quantum_.value();
+  next_sync_ = sc_time::from_value((local_.value() / q + 1) * q);
 }
 
 void decoupled_clock::sync() {

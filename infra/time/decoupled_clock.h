@@ -22,6 +22,10 @@ namespace pccx {
 
 class decoupled_clock {
  public:
+  // The quantum of this clock's thread; zero (the default) follows the
+  // global quantum (simulation.quantum_ns).
+  void set_quantum(const sc_core::sc_time& q) { quantum_ = q; }
+  const sc_core::sc_time& quantum() const { return quantum_; }
   // Local time = kernel time, a fresh quantum: at the start of an instruction.
   void reset();
   const sc_core::sc_time& local() const { return local_; }
@@ -50,6 +54,7 @@ class decoupled_clock {
  private:
   sc_core::sc_time local_;      // the thread's local time, >= kernel time
   sc_core::sc_time next_sync_;  // kernel time of the end of the quantum
+  sc_core::sc_time quantum_;    // zero: the global quantum
 };
 
 }  // namespace pccx

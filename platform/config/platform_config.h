@@ -67,6 +67,7 @@ inline const enum_table<lint_mode>& names_of(lint_mode) {
 
 struct simulation_config {
   std::uint64_t quantum_ns = 1000;
+  std::uint64_t gemv_quantum_ns = 10000;
   std::uint64_t max_time_ms = 60000;
   double max_wall_s = 900.0;
   end_check_policy end_check = end_check_policy::fail;
@@ -84,6 +85,12 @@ struct simulation_config {
             range(1, 1000000,
                   "at least 1 ns so the CPU syncs; past 1 ms the firmware runs too far ahead "
                   "(modelling cap)"));
+    v.field("gemv_quantum_ns", gemv_quantum_ns,
+            "Temporal-decoupling quantum of the GEMV's thread: how far it runs ahead of the "
+            "kernel between syncs (docs/results/performance.md). 0 = quantum_ns",
+            range<std::uint64_t>(0, 1000000,
+                                 "0 follows quantum_ns; past 1 ms the GEMV frees FIFO space too "
+                                 "far ahead of the DMA channels (modelling cap)"));
     v.field("max_time_ms", max_time_ms, "Simulated-time limit; reaching it is a failure",
             range(1, 86400000,
                   "at least 1 ms; one day of simulated time stays far inside sc_time's 64-bit ps"));

@@ -19,6 +19,9 @@ struct npu_params {
   // simulation.inject_npu_fault_at: the instruction (sequence number, as
   // ERR_SEQ counts) that latches ERR_UNIT_FAULT instead of executing; -1 none.
   int64_t inject_fault_at = -1;
+  // simulation.gemv_quantum_ns: how far the GEMV's thread runs ahead of the
+  // kernel before it syncs; zero follows the global quantum.
+  sc_core::sc_time gemv_quantum = sc_core::SC_ZERO_TIME;
 
   isa::decode_limits limits() const { return config::decode_limits_of(section, strict); }
 };

@@ -42,6 +42,7 @@ gemv_unit::gemv_unit(sc_core::sc_module_name name, const gemv_unit_params& param
   if (fifos_.empty()) throw std::invalid_argument(n + ": needs at least one weight FIFO");
   if (params_.kv.dequant_elements_per_cycle == 0)
     throw std::invalid_argument(n + ": dequant_elements_per_cycle must be at least 1");
+  clock_.set_quantum(params_.quantum);
 }
 
 uint32_t gemv_unit::scales_per_row(uint32_t k) const {

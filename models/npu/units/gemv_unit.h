@@ -42,6 +42,8 @@ struct gemv_unit_params {
   // npu.kv: the formats of the KV weight streams (GEMV flags[2:0] = 1 keys,
   // 2 values) and the dequantize stage's width (shared by the cores).
   config::kv_datapath_config kv;
+  // The thread's quantum (simulation.gemv_quantum_ns); zero: the global one.
+  sc_core::sc_time quantum = sc_core::SC_ZERO_TIME;
 };
 
 // Bytes of one INT4 weight row record for K inputs (padded to 16 bytes):

@@ -15,6 +15,7 @@ runtime_params to_runtime(const config::platform_config& cfg) {
   rt.npu.strict = cfg.simulation.strict;
   rt.npu.lint = cfg.simulation.lint;
   rt.npu.inject_fault_at = cfg.simulation.inject_npu_fault_at;
+  rt.npu.gemv_quantum = sc_time(static_cast<double>(cfg.simulation.gemv_quantum_ns), SC_NS);
 
   rt.cpu.mmio_base = cfg.memory_map.npu_base;
   rt.cpu.stack_bytes = static_cast<size_t>(cfg.cpu.stack_kib) * 1024u;

@@ -1,6 +1,7 @@
 // decoupled_clock: a thread's local time runs ahead of the kernel's and is
-// synchronised at the end of the global quantum, or on request; after a
-// wait outside the clock, refresh() and resume_at() read the kernel's time.
+// synchronised at the end of the global quantum (or of its own, where the
+// thread has one), or on request; after a wait outside the clock, refresh()
+// and resume_at() read the kernel's time.
 #include "infra/time/decoupled_clock.h"
 
 #include <gtest/gtest.h>
@@ -71,6 +72,28 @@ TEST(DecoupledClock, RefreshAndResumeReadTheKernelTimeAfterAWaitOutsideTheClock)
     c.resume_at(ns(950));
     EXPECT_EQ(c.local(), ns(950));
     EXPECT_EQ(sc_core::sc_time_stamp(), ns(800));
+  });
+}
+
+TEST(DecoupledClock, AQuantumOfItsOwnAlignsItsSyncsToThatQuantum) {
+  run_thread([] {
+    pccx::decoupled_clock c;
+    c.set_quantum(ns(10000));  // the GEMV's: ten global quanta
+    EXPECT_EQ(c.quantum(), ns(10000));
+    sc_core::wait(ns(2500));
+    c.reset();  // the quantum ends at 10 us, not at the global 3 us
+    c.advance_to(ns(9000));
+    EXPECT_EQ(sc_core::sc_time_stamp(), ns(2500)) << "no sync inside its own quantum";
+    EXPECT_FALSE(c.quantum_used());
+    c.advance_to(ns(10000));
+    EXPECT_EQ(sc_core::sc_time_stamp(), ns(10000));
+    c.advance_to(ns(19999));
+    EXPECT_EQ(sc_core::sc_time_stamp(), ns(10000));
+    c.set_quantum(sc_core::SC_ZERO_TIME);  // back to the global quantum
+    c.sync();
+    EXPECT_EQ(sc_core::sc_time_stamp(), ns(19999));
+    c.advance_to(ns(20000));  // the next global boundary
+    EXPECT_EQ(sc_core::sc_time_stamp(), ns(20000));
   });
 }
 

@@ -65,6 +65,11 @@ struct chain_run {
 chain_run run(bool chaining) {
   config::platform_config cfg;
   cfg.npu.sfu.gemv_chaining = chaining;
+  // The GEMV on the global quantum: with its own 10 us one it runs this whole
+  // 8 us instruction before the SFU does and reserves every result write on
+  // the shared L2 port first, so the SFU's writes queue behind them (11
+  // clocks later here; docs/models/gemv.md).
+  cfg.simulation.gemv_quantum_ns = 0;
   cfg.trace.instructions = temp_path(chaining ? "chain_on.jsonl" : "chain_off.jsonl");
   std::memset(g_y, 0, sizeof g_y);
   chain_run c;
