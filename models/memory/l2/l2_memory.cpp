@@ -14,20 +14,17 @@ l2_memory::l2_memory(std::string name, const l2_params& params)
   if (params_.functional) data_.assign(static_cast<size_t>(params_.section.words) * kWordBytes, 0);
 }
 
-unsigned l2_memory::physical(unsigned port) const {
-  if (port > 1) throw std::invalid_argument(name_ + ": no L2 port " + std::to_string(port));
-  return std::min(port,
-                  params_.section.ports - 1);  // a single-ported L2 serves both sides on port 0
+void l2_memory::refuse_port(unsigned port) const {
+  throw std::invalid_argument(name_ + ": no L2 port " + std::to_string(port));
 }
 
-void l2_memory::check(uint64_t first_word, uint64_t words, const char* what) const {
+void l2_memory::refuse_range(uint64_t first_word, uint64_t words, const char* what) const {
   if (words == 0) throw std::invalid_argument(name_ + ": zero-word " + what);
-  if (first_word >= params_.section.words || words > params_.section.words - first_word)
-    throw l2_range_error(name_ + ": " + what + " of words " + std::to_string(first_word) + ".." +
-                             std::to_string(first_word + words - 1) +
-                             " goes beyond the last L2 word " +
-                             std::to_string(params_.section.words - 1),
-                         first_word, words, params_.section.words);
+  throw l2_range_error(name_ + ": " + what + " of words " + std::to_string(first_word) + ".." +
+                           std::to_string(first_word + words - 1) +
+                           " goes beyond the last L2 word " +
+                           std::to_string(params_.section.words - 1),
+                       first_word, words, params_.section.words);
 }
 
 sc_time l2_memory::reserve(unsigned port, uint32_t words, const sc_time& earliest) {
@@ -44,7 +41,7 @@ sc_time l2_memory::read(unsigned port, uint32_t first_word, uint32_t words, uint
   check(first_word, words, "read");
   const sc_time start = reserve(port, words, earliest);
   stats_[physical(port)].words_read += words;
-  if (out) debug_read(first_word, words, out);
+  if (out) copy_out(first_word, words, out);
   return start + params_.period * static_cast<double>(words + params_.section.read_latency_cycles);
 }
 
@@ -53,7 +50,7 @@ sc_time l2_memory::write(unsigned port, uint32_t first_word, uint32_t words, con
   check(first_word, words, "write");
   const sc_time start = reserve(port, words, earliest);
   stats_[physical(port)].words_written += words;
-  if (data) debug_write(first_word, words, data);
+  if (data) copy_in(first_word, words, data);
   return start + params_.period * static_cast<double>(words);
 }
 
@@ -63,6 +60,15 @@ sc_time l2_memory::port_free_at(unsigned port) const {
 
 void l2_memory::debug_read(uint32_t first_word, uint32_t words, uint8_t* out) const {
   check(first_word, words, "read");
+  copy_out(first_word, words, out);
+}
+
+void l2_memory::debug_write(uint32_t first_word, uint32_t words, const uint8_t* data) {
+  check(first_word, words, "write");
+  copy_in(first_word, words, data);
+}
+
+void l2_memory::copy_out(uint32_t first_word, uint32_t words, uint8_t* out) const {
   const size_t bytes = static_cast<size_t>(words) * kWordBytes;
   if (params_.functional)
     std::memcpy(out, &data_[static_cast<size_t>(first_word) * kWordBytes], bytes);
@@ -70,8 +76,7 @@ void l2_memory::debug_read(uint32_t first_word, uint32_t words, uint8_t* out) co
     std::memset(out, 0, bytes);
 }
 
-void l2_memory::debug_write(uint32_t first_word, uint32_t words, const uint8_t* data) {
-  check(first_word, words, "write");
+void l2_memory::copy_in(uint32_t first_word, uint32_t words, const uint8_t* data) {
   if (!params_.functional) return;
   std::memcpy(&data_[static_cast<size_t>(first_word) * kWordBytes], data,
               static_cast<size_t>(words) * kWordBytes);

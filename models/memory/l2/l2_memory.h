@@ -15,6 +15,7 @@
 // no data. Word N holds bytes 16N..16N+15, stored little endian as given.
 #pragma once
 
+#include <algorithm>
 #include <array>
 #include <cstdint>
 #include <stdexcept>
@@ -80,9 +81,23 @@ class l2_memory {
   const port_stats& statistics(unsigned port) const;
 
  private:
-  unsigned physical(unsigned port) const;
-  void check(uint64_t first_word, uint64_t words, const char* what) const;
+  // Inline: the units make millions of accesses per decoded token; the
+  // refusals are out of line.
+  unsigned physical(unsigned port) const {
+    if (port > 1) refuse_port(port);
+    return std::min(port, params_.section.ports - 1);  // a single-ported L2 serves both sides on port 0
+  }
+  void check(uint64_t first_word, uint64_t words, const char* what) const {
+    if (words == 0 || first_word >= params_.section.words ||
+        words > params_.section.words - first_word)
+      refuse_range(first_word, words, what);
+  }
+  [[noreturn]] void refuse_port(unsigned port) const;
+  [[noreturn]] void refuse_range(uint64_t first_word, uint64_t words, const char* what) const;
   sc_core::sc_time reserve(unsigned port, uint32_t words, const sc_core::sc_time& earliest);
+  // The bytes of words already checked (functional mode: copied; timing: zeros, dropped).
+  void copy_out(uint32_t first_word, uint32_t words, uint8_t* out) const;
+  void copy_in(uint32_t first_word, uint32_t words, const uint8_t* data);
 
   std::string name_;
   l2_params params_;
