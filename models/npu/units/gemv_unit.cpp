@@ -275,7 +275,9 @@ void gemv_unit::prepare_stream(job& jb) {
     const uint64_t slot = jb.head_parallel ? m / jb.active : m;  // position in its core's queue
     jb.row_out[m] = period * static_cast<double>((slot + 1) * jb.k_cycles) + jb.pipe;
   }
-  scratch_.done.assign(size_t{M} * N, SC_ZERO_TIME);  // output element leaves the pipeline
+  // When each result word's last element leaves the pipeline: kept per word
+  // (an eighth of the elements), the only use of the elements' times.
+  scratch_.word_done.assign(jb.out_words, SC_ZERO_TIME);
   jb.y.resize(functional ? size_t{M} * N : 0);
   jb.rec_buf.resize(functional ? jb.rec : 0);
   jb.sw.assign(jb.S, 1.0f);
@@ -293,7 +295,7 @@ void gemv_unit::prepare_stream(job& jb) {
 void gemv_unit::stream_records(job& jb) {
   const uint32_t M = jb.M, N = jb.N;
   const bool one_queue = jb.head_parallel || jb.kv_values;
-  std::vector<sc_time>& done = scratch_.done;
+  std::vector<sc_time>& word_done = scratch_.word_done;
   uint32_t core = 0, next_fifo = 0;  // in order: p mod active, p mod F
   // Records taken, counted into the statistics once (also if the loop ends
   // early): the loop runs millions of times per decoded token.
@@ -322,7 +324,8 @@ void gemv_unit::stream_records(job& jb) {
       sc_time last = jb.last_done;
       for (uint32_t m = 0; m < M; ++m) {
         const sc_time out = start + jb.row_out[m];
-        done[size_t{m} * N + n] = out;
+        sc_time& word = word_done[(size_t{m} * N + n) / kPerWord];
+        if (out > word) word = out;
         last = std::max(last, out);
       }
       jb.last_done = last;
@@ -418,7 +421,7 @@ void gemv_unit::compute_int4_record(job& jb, uint32_t n, const uint8_t* buf) {
 // Value accumulation is done with the last record: every output leaves the
 // pipeline then, and takes its activation row's scale.
 void gemv_unit::finish_values(job& jb) {
-  std::fill(scratch_.done.begin(), scratch_.done.end(), jb.last_done);
+  std::fill(scratch_.word_done.begin(), scratch_.word_done.end(), jb.last_done);
   if (jb.functional)
     for (uint32_t m = 0; m < jb.M; ++m)
       for (uint32_t j = 0; j < jb.N; ++j) jb.y[size_t{m} * jb.N + j] *= jb.act.scale[m];
@@ -427,9 +430,7 @@ void gemv_unit::finish_values(job& jb) {
 // Result word w through port 1 (and onto the direct SFU path) once its last
 // element is out of the pipeline; returns when the write is done.
 sc_time gemv_unit::write_word(job& jb, uint32_t w) {
-  sc_time t = SC_ZERO_TIME;
-  const matmul::word_span span = matmul::elements_of_word(w, uint64_t{jb.M} * jb.N);
-  for (uint64_t i = span.first; i < span.last; ++i) t = std::max(t, scratch_.done[i]);
+  const sc_time t = scratch_.word_done[w];
   uint8_t* wb = jb.functional ? &jb.out_bytes[size_t{w} * kWord] : nullptr;
   if (jb.functional) matmul::form_result_word(wb, w, jb.y, jb.accm);
   const sc_time written = l2_.write(kPort, jb.mm->dest_reg + w, 1, wb, t);

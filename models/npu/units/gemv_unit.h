@@ -113,7 +113,7 @@ class gemv_unit : public threaded_unit {
   // fresh pages for every one.
   struct scratch {
     std::vector<uint32_t> order, fifo_of, step_of, last_step, after_begin, after_word, fill;
-    std::vector<sc_core::sc_time> done;
+    std::vector<sc_core::sc_time> word_done;  // result word w leaves the pipeline
   } scratch_;
 };
 
