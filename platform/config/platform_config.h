@@ -81,7 +81,9 @@ struct simulation_config {
 
   template <class V>
   void visit(V& v) {
-    v.field("quantum_ns", quantum_ns, "Temporal-decoupling quantum of the firmware CPU",
+    v.field("quantum_ns", quantum_ns,
+            "Temporal-decoupling quantum of the firmware CPU, the NPU's units and the DMA "
+            "channels (the GEMV has its own, gemv_quantum_ns)",
             range(1, 1000000,
                   "at least 1 ns so the CPU syncs; past 1 ms the firmware runs too far ahead "
                   "(modelling cap)"));
