@@ -47,8 +47,9 @@ npu::npu(sc_core::sc_module_name name, const npu_params& params, trace::trace_hu
                                           *stream_fifos_[PCCX_DMA_ACP_FMAP],
                                           *stream_fifos_[PCCX_DMA_ACP_RESULT]);
   sfu_ = std::make_unique<sfu_unit>("sfu", sfu_unit_params{clk, s.sfu}, *l2_, counters_);
-  gemv_ = std::make_unique<gemv_unit>("gemv", gemv_unit_params{s.gemv, clk, s.gemv_cores, s.kv, params.gemv_quantum},
-                                      *l2_, gemv_fifos, counters_);
+  gemv_ = std::make_unique<gemv_unit>(
+      "gemv", gemv_unit_params{s.gemv, clk, s.gemv_cores, s.kv, params.gemv_quantum}, *l2_,
+      gemv_fifos, counters_);
   gemm_ =
       std::make_unique<gemm_unit>("gemm", gemm_unit_params{s.gemm, clk}, *l2_,
                                   std::vector<mem::stream_fifo*>{stream_fifos_[PCCX_DMA_HP0].get(),

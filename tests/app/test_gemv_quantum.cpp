@@ -24,7 +24,9 @@ struct cell {
   const char* latency;            // the JSON key: latency_ns (its first token) or ttft_ns
 };
 
-void PrintTo(const cell& c, std::ostream* os) { *os << c.name; }
+void PrintTo(const cell& c, std::ostream* os) {
+  *os << c.name;
+}
 
 struct timed {
   double latency_ns = 0;
@@ -35,12 +37,16 @@ class GemvQuantum : public E2E, public ::testing::WithParamInterface<cell> {
  protected:
   timed run(const std::string& tag, const std::string& quantum_ns) {
     const cell& c = GetParam();
-    std::vector<std::string> args = {"decode", "--model",
-                                     std::string(PCCX_SOURCE_DIR) +
-                                         "/configs/models/gemma3n-e4b.json",
-                                     "--set", "simulation.mode=timing", "--set",
-                                     "simulation.gemv_quantum_ns=" + quantum_ns, "--json",
-                                     path(tag + ".json")};
+    std::vector<std::string> args = {
+        "decode",
+        "--model",
+        std::string(PCCX_SOURCE_DIR) + "/configs/models/gemma3n-e4b.json",
+        "--set",
+        "simulation.mode=timing",
+        "--set",
+        "simulation.gemv_quantum_ns=" + quantum_ns,
+        "--json",
+        path(tag + ".json")};
     args.insert(args.end(), c.args.begin(), c.args.end());
     const proc_result r = vp(args);
     EXPECT_EQ(r.exit_code, 0) << r.err;

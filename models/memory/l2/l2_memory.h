@@ -85,7 +85,8 @@ class l2_memory {
   // refusals are out of line.
   unsigned physical(unsigned port) const {
     if (port > 1) refuse_port(port);
-    return std::min(port, params_.section.ports - 1);  // a single-ported L2 serves both sides on port 0
+    // A single-ported L2 serves both sides on port 0.
+    return std::min(port, params_.section.ports - 1);
   }
   void check(uint64_t first_word, uint64_t words, const char* what) const {
     if (words == 0 || first_word >= params_.section.words ||
