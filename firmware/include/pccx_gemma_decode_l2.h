@@ -203,10 +203,9 @@ typedef struct {
  * outputs (or the larger all three). rows = 1 is the row on its own (the
  * decode's buffers). */
 static inline gd_attention_tile gd_prefill_attention_tile(const gd_l2* a, const gd_prefill_l2* p,
-                                                          uint32_t G, uint32_t hd,
-                                                          uint32_t n_first, uint32_t rows,
-                                                          uint32_t cap, uint32_t sinks,
-                                                          uint32_t window) {
+                                                          uint32_t G, uint32_t hd, uint32_t n_first,
+                                                          uint32_t rows, uint32_t cap,
+                                                          uint32_t sinks, uint32_t window) {
   const uint32_t a_words = a->z - a->scores, b_words = p->rows * p->wide_row;
   const uint32_t big = a_words >= b_words ? a->scores : p->wide;
   const uint32_t big_words = a_words >= b_words ? a_words : b_words;

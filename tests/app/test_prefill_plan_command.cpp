@@ -32,8 +32,9 @@ TEST_F(PrefillPlan, TheChunkFollowsTheActivationBuffer) {
       << dflt.out;
   // Per kind of layer, a chunk's weight stream against its MACs: at 15 rows
   // every kind re-streams its weights for longer than its MACs take.
-  EXPECT_TRUE(contains(dflt.out, "local (16 layers): 1063.0 MB in 96.88 ms, 31.0 G MACs in "
-                                 "37.86 ms: weight-bound"))
+  EXPECT_TRUE(contains(dflt.out,
+                       "local (16 layers): 1063.0 MB in 96.88 ms, 31.0 G MACs in "
+                       "37.86 ms: weight-bound"))
       << dflt.out;
   EXPECT_FALSE(contains(dflt.out, "compute-bound")) << dflt.out;
   const auto long_prompt =

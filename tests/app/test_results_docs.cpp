@@ -553,35 +553,36 @@ std::string prefill_block() {
   const json& w32 = prefill_row(kPrefillMain, "int4-window", 32768);
   const double passes = std::ceil(1024.0 / f1.at("chunk").get<double>());
   t += "\n" +
-       wrap("The decode program's chunk is bound by the L2, not by the GEMM: each row keeps about "
-            "6,250 words of buffers after the decode's own layout, whose attention scores grow "
-            "with the ring, so a chunk takes " +
-            std::to_string(f1.at("chunk").get<uint32_t>()) + " rows at 1K and " +
-            std::to_string(f32.at("chunk").get<uint32_t>()) +
-            " at 32K (the activation buffer would take 191). Every chunk streams every matrix "
-            "once, so at 1K the 2.3 GB of weights go through " +
-            fixed(passes, 0) + " times (" + grouped(gb(f1, "weights"), 0) +
-            " GB) and the prompt is memory-bound. It takes " +
-            fixed(f1.at("ttft_over_bound").get<double>(), 2) +
-            " times its bound: the program issues each layer's per-row work (norms, AltUp, RoPE, "
-            "the appends) and the chunk's attention (query tiles on the SFU and the GEMV) between "
-            "that layer's GEMMs, which wait for it, so it adds to the weight streams instead of "
-            "hiding under them, and the GEMM array is busy " +
-            fixed(f1.at("gemm_mac_util_pct").get<double>(), 1) +
-            " % of the prompt's clocks. At 1K a query tile is the whole chunk, so each chunk "
-            "reads a layer's cache once (" +
-            grouped(gb(f1, "kv_read"), 1) +
-            " GB of KV in all). At 32K a global layer's tile holds two rows (the scores of more "
-            "do not fit the L2), so FP16 still reads " +
-            grouped(gb(f32, "kv_read"), 0) + " GB of KV besides " + grouped(gb(f32, "weights"), 0) +
-            " GB of weights; INT4 KV cuts that to " +
-            grouped(gb(i32, "kv_read"), 0) + " GB and the time to first token from " +
-            grouped(f32.at("ttft_ms").get<double>() / 1e3, 0) + " s to " +
-            grouped(i32.at("ttft_ms").get<double>() / 1e3, 0) +
-            " s, and the 8,192-token cap with sinks keeps the ring (and the L2's scores) small "
-            "enough for " +
-            std::to_string(w32.at("chunk").get<uint32_t>()) + "-row chunks: " +
-            grouped(w32.at("ttft_ms").get<double>() / 1e3, 0) + " s.");
+       wrap(
+           "The decode program's chunk is bound by the L2, not by the GEMM: each row keeps about "
+           "6,250 words of buffers after the decode's own layout, whose attention scores grow "
+           "with the ring, so a chunk takes " +
+           std::to_string(f1.at("chunk").get<uint32_t>()) + " rows at 1K and " +
+           std::to_string(f32.at("chunk").get<uint32_t>()) +
+           " at 32K (the activation buffer would take 191). Every chunk streams every matrix "
+           "once, so at 1K the 2.3 GB of weights go through " +
+           fixed(passes, 0) + " times (" + grouped(gb(f1, "weights"), 0) +
+           " GB) and the prompt is memory-bound. It takes " +
+           fixed(f1.at("ttft_over_bound").get<double>(), 2) +
+           " times its bound: the program issues each layer's per-row work (norms, AltUp, RoPE, "
+           "the appends) and the chunk's attention (query tiles on the SFU and the GEMV) between "
+           "that layer's GEMMs, which wait for it, so it adds to the weight streams instead of "
+           "hiding under them, and the GEMM array is busy " +
+           fixed(f1.at("gemm_mac_util_pct").get<double>(), 1) +
+           " % of the prompt's clocks. At 1K a query tile is the whole chunk, so each chunk "
+           "reads a layer's cache once (" +
+           grouped(gb(f1, "kv_read"), 1) +
+           " GB of KV in all). At 32K a global layer's tile holds two rows (the scores of more "
+           "do not fit the L2), so FP16 still reads " +
+           grouped(gb(f32, "kv_read"), 0) + " GB of KV besides " + grouped(gb(f32, "weights"), 0) +
+           " GB of weights; INT4 KV cuts that to " + grouped(gb(i32, "kv_read"), 0) +
+           " GB and the time to first token from " +
+           grouped(f32.at("ttft_ms").get<double>() / 1e3, 0) + " s to " +
+           grouped(i32.at("ttft_ms").get<double>() / 1e3, 0) +
+           " s, and the 8,192-token cap with sinks keeps the ring (and the L2's scores) small "
+           "enough for " +
+           std::to_string(w32.at("chunk").get<uint32_t>()) +
+           "-row chunks: " + grouped(w32.at("ttft_ms").get<double>() / 1e3, 0) + " s.");
   return t;
 }
 
@@ -617,21 +618,21 @@ std::string prefill_kinds_block() {
   double most = 0;  // at 15 rows: the largest share of the weights' time the MACs take
   size_t weight_bound = 0, compute_bound = 0;
   for (const json& k : k15) {
-    most = std::max(most, k.at("compute_seconds").get<double>() /
-                              k.at("memory_seconds").get<double>());
+    most = std::max(most,
+                    k.at("compute_seconds").get<double>() / k.at("memory_seconds").get<double>());
     weight_bound += k.at("weight_bound").get<bool>() ? 1 : 0;
   }
   for (const json& k : k191) compute_bound += k.at("weight_bound").get<bool>() ? 0 : 1;
   auto kinds = [&](size_t n) {
-    return n == k15.size() ? std::string("every kind of layer") : std::to_string(n) + " of " +
-                                                                       std::to_string(k15.size()) +
-                                                                       " kinds";
+    return n == k15.size() ? std::string("every kind of layer")
+                           : std::to_string(n) + " of " + std::to_string(k15.size()) + " kinds";
   };
   t += "\n" +
        wrap("At the program's " + std::to_string(p15.at("chunk").get<uint32_t>()) + " rows " +
             kinds(weight_bound) +
             " is bound by re-streaming its weights: a chunk's MACs take at most " +
-            fixed(100 * most, 0) + " % of its weights' time on the array. At the activation "
+            fixed(100 * most, 0) +
+            " % of its weights' time on the array. At the activation "
             "buffer's " +
             std::to_string(p191.at("chunk").get<uint32_t>()) + " rows the same weights carry " +
             fixed(p191.at("chunk").get<double>() / p15.at("chunk").get<double>(), 1) +

@@ -193,7 +193,8 @@ prefill_plan plan_prefill(const model_config& m, const kv_formats& f, const pref
   for (uint32_t l = 0; l < m.layers; ++l)
     for (uint64_t p0 = 0; p0 < o.prompt; p0 += p.chunk)
       p.kv_read_bytes +=
-          chunk_attention_span(m, l, p0, static_cast<uint32_t>(std::min<uint64_t>(p.chunk, o.prompt - p0)),
+          chunk_attention_span(m, l, p0,
+                               static_cast<uint32_t>(std::min<uint64_t>(p.chunk, o.prompt - p0)),
                                p.ring_cap) *
           per_layer_token;
   for (uint32_t l = 0; l < m.layers; ++l)
