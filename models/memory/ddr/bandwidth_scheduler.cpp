@@ -41,6 +41,18 @@ const port_rates& bandwidth_scheduler::rates_for(port_mask busy) {
   return c.rates;
 }
 
+const port_rates& bandwidth_scheduler::light_rates_for(port_mask busy, const port_rates& caps) {
+  // A port's asked rate changes only when that port transfers, so a run of
+  // another port's transfers asks the same question again and again.
+  if (!light_.valid || light_.busy != busy || light_.caps != caps) {
+    light_.rates = policy_->share(capacity_bytes_per_s_, busy, caps);
+    light_.busy = busy;
+    light_.caps = caps;
+    light_.valid = true;
+  }
+  return light_.rates;
+}
+
 ddr_grant bandwidth_scheduler::schedule(ddr_port port, bool write, const sc_core::sc_time& arrival,
                                         uint64_t bytes) {
   const size_t self = static_cast<size_t>(port);
@@ -81,7 +93,7 @@ ddr_grant bandwidth_scheduler::schedule(ddr_port port, bool write, const sc_core
         caps[p] = ports_[p].asked;
         light = true;
       }
-    if (light) rates = policy_->share(capacity_bytes_per_s_, busy, caps);
+    if (light) rates = light_rates_for(busy, caps);
     if (rates[self] > 0) break;
     uint64_t lapse = std::numeric_limits<uint64_t>::max();
     for (size_t p = 0; p < kDdrPorts; ++p)

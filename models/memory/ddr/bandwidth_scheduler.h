@@ -79,6 +79,14 @@ class bandwidth_scheduler {
   };
   std::array<cached_rates, 1u << kDdrPorts> cache_{};
   const port_rates& rates_for(port_mask busy);
+  // The policy's answer with some ports capped at what they ask for: the
+  // last question and answer are kept.
+  struct light_answer {
+    bool valid = false;
+    port_mask busy;
+    port_rates caps{}, rates{};
+  } light_;
+  const port_rates& light_rates_for(port_mask busy, const port_rates& caps);
   capacity_timeline timeline_;
   std::array<port_state, kDdrPorts> ports_;
 };

@@ -5,6 +5,8 @@
 #include <limits>
 #include <stdexcept>
 
+#include "infra/time/round_ticks.h"
+
 namespace pccx::mem {
 
 capacity_timeline::capacity_timeline(double ticks_per_second)
@@ -33,6 +35,7 @@ capacity_timeline::interval capacity_timeline::reserve(uint64_t from, uint64_t b
 
   uint64_t t = from;
   auto next = upper_bound(t);  // first breakpoint after t
+  const std::ptrdiff_t start_at = next - level_.begin();
   int64_t level = next == level_.begin() ? 0 : std::prev(next)->level;
   for (;;) {
     const uint64_t seg_end = next == level_.end() ? kForever : next->t;
@@ -44,7 +47,7 @@ capacity_timeline::interval capacity_timeline::reserve(uint64_t from, uint64_t b
       }
       const double bytes_per_tick = static_cast<double>(r) / ticks_per_second_;
       const double need = left / bytes_per_tick;
-      uint64_t dt = static_cast<uint64_t>(std::llround(need));
+      uint64_t dt = round_ticks(need);
       if (dt == 0 && pieces_.empty()) dt = 1;  // a transfer takes at least one tick
       if (seg_end == kForever || t + dt <= seg_end) {
         if (dt > 0) pieces_.push_back({t, t + dt, r});
@@ -62,13 +65,21 @@ capacity_timeline::interval capacity_timeline::reserve(uint64_t from, uint64_t b
     ++next;
   }
   out.end = t;
-  for (const piece& p : pieces_) add(p.a, p.b, p.rate);
+  // Every piece starts at or after `from`: the breakpoints before the one
+  // holding the level at `from` stay before them, whatever add() inserts
+  // or merges, so their searches start there.
+  const size_t hint = static_cast<size_t>(std::max<std::ptrdiff_t>(0, start_at - 1));
+  for (const piece& p : pieces_) add(p.a, p.b, p.rate, hint);
   return out;
 }
 
 size_t capacity_timeline::split_at(uint64_t t, size_t from) {
-  auto it = std::lower_bound(level_.begin() + static_cast<std::ptrdiff_t>(from), level_.end(), t,
-                             [](const breakpoint& b, uint64_t v) { return b.t < v; });
+  // A transfer spans few breakpoints: a short walk first, then a search.
+  auto it = level_.begin() + static_cast<std::ptrdiff_t>(std::min(from, level_.size()));
+  for (int step = 0; step < 4 && it != level_.end() && it->t < t; ++step) ++it;
+  if (it != level_.end() && it->t < t)
+    it = std::lower_bound(it, level_.end(), t,
+                          [](const breakpoint& b, uint64_t v) { return b.t < v; });
   if (it != level_.end() && it->t == t) return static_cast<size_t>(it - level_.begin());
   const int64_t before = it == level_.begin() ? 0 : std::prev(it)->level;
   const auto made = level_.insert(it, breakpoint{t, before});  // may reallocate
@@ -80,8 +91,8 @@ void capacity_timeline::merge_at(size_t i) {
   if (before == level_[i].level) level_.erase(level_.begin() + static_cast<std::ptrdiff_t>(i));
 }
 
-void capacity_timeline::add(uint64_t a, uint64_t b, int64_t rate) {
-  const size_t first = split_at(a, 0);
+void capacity_timeline::add(uint64_t a, uint64_t b, int64_t rate, size_t from) {
+  const size_t first = split_at(a, from);
   const size_t last = split_at(b, first);  // b > a: at or after a's breakpoint
   for (size_t i = first; i < last; ++i) level_[i].level += rate;
   // The later one first, so the earlier index stays valid; either order

@@ -48,7 +48,9 @@ class capacity_timeline {
   };
   using iterator = std::vector<breakpoint>::iterator;
 
-  void add(uint64_t a, uint64_t b, int64_t rate);
+  // Adds `rate` over [a, b); no breakpoint before index `from` is at or
+  // after a.
+  void add(uint64_t a, uint64_t b, int64_t rate, size_t from);
   iterator upper_bound(uint64_t t);
   // Index of the breakpoint at t, made if absent; the search starts at
   // index `from` (no breakpoint before it is at or after t).

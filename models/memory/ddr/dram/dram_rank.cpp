@@ -22,6 +22,12 @@ dram_rank::dram_rank(const dram_timing& timing, const address_map& map, config::
       banks_per_group_(1u << map.bank_bits().size()),
       banks_(static_cast<size_t>(groups_count_) * banks_per_group_) {
   if (groups_count_ > kMaxGroups) throw std::invalid_argument("DRAM: more than 8 bank groups");
+  const uint64_t burst = t_.burst_bytes;
+  if (burst == 0) throw std::invalid_argument("DRAM: a burst of 0 bytes");
+  block_bursts_ = std::max<uint64_t>(1, map_.block_bytes() / burst);
+  for (uint32_t bit : map_.bank_group_bits())
+    group_period_ = std::max<uint64_t>(group_period_, (uint64_t{2} << bit) / burst);
+  group_period_ = std::min(group_period_, block_bursts_);
   const uint64_t piece = kMaxBurstsPerPiece * std::max(t_.burst, t_.ccd_l);
   if (t_.refi <= t_.rfc + piece)
     throw std::invalid_argument("DRAM: tREFI leaves no room between refresh windows");
@@ -63,7 +69,10 @@ int64_t dram_rank::free_slot(int64_t from, const interval& data) const {
   const auto refi = static_cast<int64_t>(t_.refi);
   const int64_t span = data.end - data.start;
   int64_t c = from;
-  auto it = bus_.begin();
+  // The first reservation ending after `from`; c only grows from there, so
+  // the loop walks on from it.
+  auto it = std::upper_bound(bus_.begin(), bus_.end(), from,
+                             [](int64_t t, const interval& iv) { return t < iv.end; });
   for (int guard = 0;; ++guard) {
     c = refresh_window_end(c);
     while (it != bus_.end() && it->end <= c) ++it;
@@ -330,7 +339,7 @@ dram_rank::access dram_rank::serve_block(bool write, uint32_t bank, uint32_t row
 
 dram_rank::access dram_rank::serve(bool write, uint64_t offset, uint64_t bytes, int64_t earliest) {
   const uint64_t burst = t_.burst_bytes;
-  const uint64_t block_bursts = std::max<uint64_t>(1, map_.block_bytes() / burst);
+  const uint64_t block_bursts = block_bursts_, period = group_period_;
   uint64_t b = offset / burst;
   const uint64_t end = (offset + bytes + burst - 1) / burst;
   access total;
@@ -341,10 +350,6 @@ dram_rank::access dram_rank::serve(bool write, uint64_t offset, uint64_t bytes, 
     // Bursts per bank group: whole periods of the group bits split evenly,
     // the rest one by one (a period is at most a few bursts).
     group_counts n{};
-    uint64_t period = 1;
-    for (uint32_t bit : map_.bank_group_bits())
-      period = std::max<uint64_t>(period, (uint64_t{2} << bit) / burst);
-    period = std::min(period, block_bursts);
     uint64_t x = b;
     while (x < block_end && x % period != 0) ++n[map_.bank_group_of(x * burst)], ++x;
     const uint64_t whole = (block_end - x) / period;

@@ -149,6 +149,9 @@ class dram_rank {
   address_map map_;
   config::page_policy policy_;
   uint32_t groups_count_, banks_per_group_;
+  // Bursts per block, and per period of the bank-group bits (at most a
+  // block): serve() splits a block's bursts among the groups by them.
+  uint64_t block_bursts_ = 1, group_period_ = 1;
   std::vector<bank_state> banks_;
 
   // Recent activates in time order: requests are placed out of order, so
