@@ -61,7 +61,7 @@ uint64_t gemv_unit::record_bytes(uint32_t k, bool w_scale) const {
 
 // One instruction as the stages see it: the decoded fields, what follows
 // from them before any time is taken, and what each stage hands the next.
-// The index tables every instruction rebuilds stay in scratch_.
+// The index tables of the record stream are kept per shape (tables_for).
 struct gemv_unit::job {
   const dispatched_instruction* d = nullptr;
   const isa::matmul_instr* mm = nullptr;
@@ -75,6 +75,7 @@ struct gemv_unit::job {
   uint32_t F = 0, S = 0, G = 0;  // FIFOs, scales per row, K elements per scale
   uint32_t act_words = 0, out_words = 0, records = 0;
   bool in_order = false;  // record p is output row p, from FIFO p mod F (INT4 rows)
+  const stream_tables* tables = nullptr;  // record order and result words
   uint64_t k_cycles = 0;
   sc_time period, row_time, pipe;
   bool dequant = false;
@@ -92,8 +93,7 @@ threaded_unit::result gemv_unit::execute(const dispatched_instruction& d) {
   if (auto refused = resolve(d, jb)) return std::move(*refused);
   const auto failed = matmul::run_stages(clock_, name(), "GEMV", jb.t0, jb.end, [&] {
     load_activations(jb);
-    order_records(jb);
-    order_result_words(jb);
+    jb.tables = &tables_for(jb);
     prepare_stream(jb);
     stream_records(jb);
     if (jb.functional && jb.findemax && emax.connected()) report_emax(jb);
@@ -134,6 +134,8 @@ std::optional<threaded_unit::result> gemv_unit::resolve(const dispatched_instruc
   jb.kv_values = wfmt == PCCX_WFMT_KV_VALUE_ACCUMULATE;
   if (kv_keys || jb.kv_values)
     if (auto refused = resolve_kv(jb, kv_keys)) return refused;
+  jb.records = jb.kv_values ? K : N;
+  jb.in_order = !jb.codec;
   jb.rec = jb.codec ? jb.codec->format().record_bytes() : record_bytes(K, jb.w_scale);
   for (auto* f : fifos_)
     if (f->capacity() < jb.rec)
@@ -195,19 +197,50 @@ void gemv_unit::load_activations(job& jb) {
   clock_.advance_to(jb.ready);
 }
 
+// The tables of the instruction's shape: kept ones, or built in place of
+// the least recently used.
+const gemv_unit::stream_tables& gemv_unit::tables_for(const job& jb) {
+  const stream_tables::shape key{jb.in_order, jb.kv_values, jb.M, jb.N, jb.records};
+  std::vector<stream_tables>& kept = scratch_.kept;
+  ++scratch_.uses;
+  for (stream_tables& t : kept)
+    if (t.key == key) {
+      t.last_use = scratch_.uses;
+      return t;
+    }
+  if (kept.size() < kKeptTables) {
+    kept.emplace_back();
+  } else {
+    auto oldest = std::min_element(kept.begin(), kept.end(),
+                                   [](const stream_tables& a, const stream_tables& b) {
+                                     return a.last_use < b.last_use;
+                                   });
+    std::swap(*oldest, kept.back());
+  }
+  stream_tables& t = kept.back();
+  t.key = key;
+  t.last_use = scratch_.uses;
+  build_tables(jb, t);
+  return t;
+}
+
+void gemv_unit::build_tables(const job& jb, stream_tables& t) {
+  order_records(jb, t);
+  order_result_words(jb, t);
+}
+
 // Which FIFO each record comes from, in the order the engine takes them.
 // INT4 rows: record n from FIFO n mod F. KV streams: the records are F
 // contiguous parts (part f = records floor(fR/F)..floor((f+1)R/F) - 1,
 // one DMA stream per FIFO, as the driver submits a ring segment list),
 // taken round-robin so every HP channel streams at once.
-void gemv_unit::order_records(job& jb) {
-  const uint32_t records = jb.records = jb.kv_values ? jb.K : jb.N;
+void gemv_unit::order_records(const job& jb, stream_tables& t) {
+  const uint32_t records = jb.records;
   const uint32_t F = jb.F;
   // INT4 rows need no tables: the order is the identity.
-  jb.in_order = !jb.codec;
   if (jb.in_order) return;
-  std::vector<uint32_t>& order = scratch_.order;
-  std::vector<uint32_t>& fifo_of = scratch_.fifo_of;
+  std::vector<uint32_t>& order = t.order;
+  std::vector<uint32_t>& fifo_of = t.fifo_of;
   std::vector<uint32_t>& step_of = scratch_.step_of;
   order.assign(records, 0);
   fifo_of.assign(records, 0);
@@ -226,7 +259,7 @@ void gemv_unit::order_records(job& jb) {
 // elements; value accumulation finishes every output with the last record.
 // The words completed by step p, in word order, are
 // after_word[after_begin[p] .. after_begin[p + 1]).
-void gemv_unit::order_result_words(job& jb) {
+void gemv_unit::order_result_words(const job& jb, stream_tables& t) {
   const uint32_t records = jb.records, out_words = jb.out_words, N = jb.N;
   const std::vector<uint32_t>& step_of = scratch_.step_of;
   std::vector<uint32_t>& last_step = scratch_.last_step;
@@ -245,8 +278,7 @@ void gemv_unit::order_result_words(job& jb) {
       }
       last_step[w] = last;
     }
-  matmul::group_words_by_step(last_step, records, scratch_.after_begin, scratch_.after_word,
-                              scratch_.fill);
+  matmul::group_words_by_step(last_step, records, t.after_begin, t.after_word, scratch_.fill);
 }
 
 // The stream's timing constants, the cores' queues and the value buffers.
@@ -296,6 +328,7 @@ void gemv_unit::stream_records(job& jb) {
   const uint32_t M = jb.M, N = jb.N;
   const bool one_queue = jb.head_parallel || jb.kv_values;
   std::vector<sc_time>& word_done = scratch_.word_done;
+  const stream_tables& tables = *jb.tables;
   uint32_t core = 0, next_fifo = 0;  // in order: p mod active, p mod F
   // Records taken, counted into the statistics once (also if the loop ends
   // early): the loop runs millions of times per decoded token.
@@ -310,8 +343,8 @@ void gemv_unit::stream_records(job& jb) {
     }
   } taken{stats_, jb};
   for (uint32_t p = 0; p < jb.records; ++p) {
-    const uint32_t n = jb.in_order ? p : scratch_.order[p];
-    mem::stream_fifo& fifo = *fifos_[jb.in_order ? next_fifo : scratch_.fifo_of[p]];
+    const uint32_t n = jb.in_order ? p : tables.order[p];
+    mem::stream_fifo& fifo = *fifos_[jb.in_order ? next_fifo : tables.fifo_of[p]];
     if (++next_fifo == jb.F) next_fifo = 0;
     sc_time& free_at = jb.core_free[core];  // p mod active, or the one shared queue
     if (!one_queue && ++core == jb.active) core = 0;
@@ -337,8 +370,8 @@ void gemv_unit::stream_records(job& jb) {
       compute_int4_record(jb, n, buf);
     clock_.advance_to(start);
     if (jb.kv_values && p + 1 == jb.records) finish_values(jb);
-    for (uint32_t i = scratch_.after_begin[p]; i < scratch_.after_begin[p + 1]; ++i)
-      jb.end = std::max(jb.end, write_word(jb, scratch_.after_word[i]));
+    for (uint32_t i = tables.after_begin[p]; i < tables.after_begin[p + 1]; ++i)
+      jb.end = std::max(jb.end, write_word(jb, tables.after_word[i]));
   }
 }
 

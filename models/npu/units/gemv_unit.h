@@ -85,11 +85,12 @@ class gemv_unit : public threaded_unit {
  private:
   // One instruction on its way through the stages (gemv_unit.cpp).
   struct job;
+  struct stream_tables;  // the record order and result words of a shape
   std::optional<result> resolve(const dispatched_instruction& d, job& jb) const;
   std::optional<result> resolve_kv(job& jb, bool keys) const;
   void load_activations(job& jb);
-  void order_records(job& jb);
-  void order_result_words(job& jb);
+  void order_records(const job& jb, stream_tables& t);
+  void order_result_words(const job& jb, stream_tables& t);
   void prepare_stream(job& jb);
   void stream_records(job& jb);
   sc_core::sc_time take_record(job& jb, mem::stream_fifo& fifo, const sc_core::sc_time& free_at,
@@ -108,12 +109,36 @@ class gemv_unit : public threaded_unit {
   kv::kv_codec key_codec_, value_codec_;
   decoupled_clock clock_;
   stats stats_;
+  // The record order and the result words each record completes follow
+  // from the shape alone. A decoded token asks for the same few shapes
+  // layer after layer (each projection, the keys and values of a local or
+  // a global layer), so the tables of the last shapes are kept.
+  struct stream_tables {
+    struct shape {
+      bool in_order = false, kv_values = false;
+      uint32_t M = 0, N = 0, records = 0;
+      bool operator==(const shape& o) const {
+        return in_order == o.in_order && kv_values == o.kv_values && M == o.M && N == o.N &&
+               records == o.records;
+      }
+    } key;
+    uint64_t last_use = 0;  // instruction count when last used
+    // KV streams: record p is output row order[p] from FIFO fifo_of[p].
+    std::vector<uint32_t> order, fifo_of;
+    // Words completed by step p: after_word[after_begin[p] .. after_begin[p + 1]).
+    std::vector<uint32_t> after_begin, after_word;
+  };
+  static constexpr size_t kKeptTables = 8;
+  const stream_tables& tables_for(const job& jb);
+  void build_tables(const job& jb, stream_tables& t);
   // Per-instruction bookkeeping, kept between instructions so that decode
   // (thousands of GEMVs of up to 16K rows) does not allocate and fault in
   // fresh pages for every one.
   struct scratch {
-    std::vector<uint32_t> order, fifo_of, step_of, last_step, after_begin, after_word, fill;
-    std::vector<sc_core::sc_time> word_done;  // result word w leaves the pipeline
+    std::vector<stream_tables> kept;  // at most kKeptTables, the oldest replaced
+    uint64_t uses = 0;
+    std::vector<uint32_t> step_of, last_step, fill;  // building tables
+    std::vector<sc_core::sc_time> word_done;         // result word w leaves the pipeline
   } scratch_;
 };
 

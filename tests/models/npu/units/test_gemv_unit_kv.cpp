@@ -111,6 +111,41 @@ TEST(GemvKvModes, HeadParallelKeysGiveTheSameValues) {
   EXPECT_EQ(out, p.expected(2));
 }
 
+// The unit keeps the record order of the shapes it saw last. More shapes
+// than it keeps, keys and values, then some of them again (kept ones and
+// rebuilt ones): every instruction must still take its records in its own
+// shape's order.
+TEST(GemvKvModes, ShapesSeenBeforeKeepTheirRecordOrder) {
+  const auto f = kv_fmt(kv::kv_kind::int4, 32);
+  gemv_bench b(kv_bench(f));
+  std::vector<kv_gemv_problem> ps;
+  for (uint32_t i = 0; i < 11; ++i)
+    ps.push_back(kv_gemv_problem::random(f, i % 2 == 1, 1 + i % 4, 9 + 3 * i, 11 + i));
+  const std::vector<size_t> sequence = {0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 10, 0, 1, 9, 3, 2};
+  const auto F = static_cast<uint32_t>(b.fifos.size());
+  std::vector<std::vector<uint16_t>> got;
+  b.run([&](gemv_driver& d) {
+    for (size_t i : sequence) {
+      const kv_gemv_problem& p = ps[i];
+      b.put(kSrc, p.x);
+      for (uint32_t k = 0; k < F; ++k) {
+        const auto bytes = p.part_bytes(k, F);
+        if (!bytes.empty()) b.fifos[k]->push(bytes.size(), sc_core::sc_time_stamp(), bytes.data());
+      }
+      gemv_call c;
+      c.M = p.M, c.N = p.N(), c.K = p.K(), c.src = kSrc, c.dst = kDst;
+      c.flags = p.values ? PCCX_WFMT_KV_VALUE_ACCUMULATE : PCCX_WFMT_KV_KEY_ROWS;
+      const auto o = d.execute(c);
+      ASSERT_EQ(o.err, 0u) << o.detail;
+      got.push_back(b.get(kDst, p.M * p.N()));
+    }
+  });
+  ASSERT_EQ(got.size(), sequence.size());
+  for (size_t s = 0; s < sequence.size(); ++s)
+    EXPECT_EQ(got[s], ps[sequence[s]].expected(F)) << "instruction " << s << ", shape "
+                                                   << sequence[s];
+}
+
 // Timing (no data): 64-element FP16 key records, one query head, 4 cores.
 // Each core needs 2 clocks per record, so the engine could take 2 records
 // per clock-pair; a dequantize stage of 4 elements per clock takes 16
