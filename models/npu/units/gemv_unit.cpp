@@ -211,10 +211,9 @@ const gemv_unit::stream_tables& gemv_unit::tables_for(const job& jb) {
   if (kept.size() < kKeptTables) {
     kept.emplace_back();
   } else {
-    auto oldest = std::min_element(kept.begin(), kept.end(),
-                                   [](const stream_tables& a, const stream_tables& b) {
-                                     return a.last_use < b.last_use;
-                                   });
+    auto oldest = std::min_element(
+        kept.begin(), kept.end(),
+        [](const stream_tables& a, const stream_tables& b) { return a.last_use < b.last_use; });
     std::swap(*oldest, kept.back());
   }
   stream_tables& t = kept.back();

@@ -1,12 +1,12 @@
 // round_ticks must give exactly what std::llround gives for every
 // non-negative duration the DDR model rounds: the timing results depend on it.
-#include "infra/time/round_ticks.h"
-
 #include <gtest/gtest.h>
 
 #include <cmath>
 #include <random>
 #include <vector>
+
+#include "infra/time/round_ticks.h"
 
 namespace {
 
@@ -23,8 +23,7 @@ TEST(RoundTicks, MatchesLlroundAtHalvesAndEdges) {
                                   4503599627370496.0,  // 2^52
                                   9007199254740993.0,  // above 2^53
                                   1e18};
-  for (double x : xs)
-    EXPECT_EQ(pccx::round_ticks(x), static_cast<uint64_t>(std::llround(x))) << x;
+  for (double x : xs) EXPECT_EQ(pccx::round_ticks(x), static_cast<uint64_t>(std::llround(x))) << x;
 }
 
 TEST(RoundTicks, MatchesLlroundOnTransferDurations) {

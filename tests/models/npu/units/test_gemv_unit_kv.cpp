@@ -142,8 +142,8 @@ TEST(GemvKvModes, ShapesSeenBeforeKeepTheirRecordOrder) {
   });
   ASSERT_EQ(got.size(), sequence.size());
   for (size_t s = 0; s < sequence.size(); ++s)
-    EXPECT_EQ(got[s], ps[sequence[s]].expected(F)) << "instruction " << s << ", shape "
-                                                   << sequence[s];
+    EXPECT_EQ(got[s], ps[sequence[s]].expected(F))
+        << "instruction " << s << ", shape " << sequence[s];
 }
 
 // Timing (no data): 64-element FP16 key records, one query head, 4 cores.
