@@ -59,10 +59,9 @@ int64_t dram_rank::clearance(const interval& a, const interval& b) const {
   return int64_t{a.last_group == b.first_group ? t_.wtr_l : t_.wtr_s} + t_.cl;
 }
 
-const dram_rank::interval* dram_rank::interval_before(int64_t clock) const {
-  auto it = std::upper_bound(bus_.begin(), bus_.end(), clock,
-                             [](int64_t t, const interval& iv) { return t < iv.end; });
-  return it == bus_.begin() ? nullptr : &*std::prev(it);
+dram_rank::bus_iterator dram_rank::first_ending_after(int64_t clock) {
+  return std::upper_bound(bus_.begin(), bus_.end(), clock,
+                          [](int64_t t, const interval& iv) { return t < iv.end; });
 }
 
 int64_t dram_rank::free_slot(int64_t from, const interval& data) const {
@@ -96,19 +95,19 @@ int64_t dram_rank::free_slot(int64_t from, const interval& data) const {
   }
 }
 
-int64_t dram_rank::bus_end_before(int64_t clock) const {
+int64_t dram_rank::bus_end_before(int64_t clock, const interval* before) const {
   // The latest end of a reservation (or refresh window) at or before clock.
-  auto it = std::upper_bound(bus_.begin(), bus_.end(), clock,
-                             [](int64_t t, const interval& iv) { return t < iv.end; });
-  int64_t end = it == bus_.begin() ? kNever : std::prev(it)->end;
+  int64_t end = before ? before->end : kNever;
   const auto refi = static_cast<int64_t>(t_.refi);
   if (clock >= refi) end = std::max(end, std::min(clock, period_start(clock) + t_.rfc));
   return end;
 }
 
-void dram_rank::reserve_bus(const interval& iv) {
-  auto it = std::lower_bound(bus_.begin(), bus_.end(), iv.start,
-                             [](const interval& x, int64_t t) { return x.end < t; });
+void dram_rank::reserve_bus(const interval& iv, bus_iterator after) {
+  // The first reservation ending at or after iv.start: `after` (the first
+  // ending after it), or the one before it when that ends exactly there.
+  auto it = after;
+  if (it != bus_.begin() && std::prev(it)->end == iv.start) --it;
   // Merge with a touching neighbour of the same direction so the list stays
   // short (the slot search keeps data of the other direction apart).
   if (it != bus_.end() && it->write == iv.write && it->start <= iv.end && iv.start <= it->end) {
@@ -294,11 +293,13 @@ dram_rank::access dram_rank::serve_block(bool write, uint32_t bank, uint32_t row
   // while the request was waiting (after its own latency), goes to the
   // constraint that set the start; the stream beyond BL/2 per burst to the
   // column spacing.
-  const interval* before = interval_before(data_start);
+  // One search serves the idle-time attribution and the reservation below.
+  const bus_iterator after = first_ending_after(data_start);
+  const interval* before = after == bus_.begin() ? nullptr : &*std::prev(after);
   // Each idle clock is attributed once: a request placed into a gap before
   // one already served does not count that gap again.
   const int64_t idle_from =
-      std::max({earliest + lat, bus_end_before(data_start), attributed_until_});
+      std::max({earliest + lat, bus_end_before(data_start, before), attributed_until_});
   const int64_t gap = data_start - idle_from;
   attributed_until_ = std::max(attributed_until_, data_start + stream);
   if (gap > 0) {
@@ -318,7 +319,7 @@ dram_rank::access dram_rank::serve_block(bool write, uint32_t bank, uint32_t row
 
   a.data_start = data_start;
   a.data_end = data_start + stream;
-  reserve_bus(interval{a.data_start, a.data_end, write, first_group, last_group});
+  reserve_bus(interval{a.data_start, a.data_end, write, first_group, last_group}, after);
   const int64_t last_col = c0 + stream - t_.burst;
   for (uint32_t g = 0; g < groups_count_; ++g) {
     if (!n[g]) continue;

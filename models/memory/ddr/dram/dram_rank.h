@@ -126,7 +126,8 @@ class dram_rank {
   int64_t free_slot(int64_t from, const interval& data) const;
   // Idle clocks the bus needs between data `a` and data `b` after it.
   int64_t clearance(const interval& a, const interval& b) const;
-  const interval* interval_before(int64_t clock) const;
+  using bus_iterator = std::vector<interval>::iterator;
+  bus_iterator first_ending_after(int64_t clock);
   int64_t refresh_window_end(int64_t clock) const;  // clock itself when outside a window
   // clock / tREFI x tREFI: where the refresh period holding `clock` starts
   // (clock >= 0). Most questions are about the period of the last one, so
@@ -137,8 +138,11 @@ class dram_rank {
     if (clock >= 0) period_start_ = start;
     return start;
   }
-  void reserve_bus(const interval& iv);
-  int64_t bus_end_before(int64_t clock) const;
+  // Books iv; `after`: first_ending_after(iv.start).
+  void reserve_bus(const interval& iv, bus_iterator after);
+  // The latest end of a reservation or refresh window at or before clock;
+  // `before`: the last reservation ending at or before it (or null).
+  int64_t bus_end_before(int64_t clock, const interval* before) const;
   bool refreshed_between(int64_t a, int64_t b) const;
   int64_t first_refresh_end_after(int64_t clock) const;  // every row is closed then
   void note_all_closed(int64_t clock);
