@@ -188,8 +188,11 @@ void firmware_cpu::transact(tlm::tlm_command cmd, uint32_t offset, uint32_t& dat
   qk_.set(delay);
 
   const bool is_write = cmd == tlm::TLM_WRITE_COMMAND;
-  const std::string where = names_.describe(address);
+  // The register's name ("npu.STATUS"), only where it is reported: the
+  // firmware makes a million accesses per prefill chunk.
+  const auto describe = [&] { return names_.describe(address); };
   if (tx.is_response_error()) {
+    const std::string where = describe();
     std::string why;
     switch (tx.get_response_status()) {
       case tlm::TLM_ADDRESS_ERROR_RESPONSE:
@@ -210,7 +213,7 @@ void firmware_cpu::transact(tlm::tlm_command cmd, uint32_t offset, uint32_t& dat
     nlohmann::ordered_json rec = {{"t_ns", trace::to_ns(local_time())},
                                   {"op", is_write ? "W" : "R"},
                                   {"addr", hex32(address)},
-                                  {"reg", where},
+                                  {"reg", describe()},
                                   {"value", hex32(data)}};
     if (is_write && offset == UCA_REG_INSTR_LO) instr_lo_ = data;
     if (is_write && offset == UCA_REG_INSTR_HI) {
@@ -220,11 +223,11 @@ void firmware_cpu::transact(tlm::tlm_command cmd, uint32_t offset, uint32_t& dat
     }
     mmio_trace_->write(rec);
   }
-  PCCX_LOG(log_, trace, (is_write ? "W " : "R ") << where << " = " << hex32(data));
+  PCCX_LOG(log_, trace, (is_write ? "W " : "R ") << describe() << " = " << hex32(data));
   if (is_write)
     poll_watch_.write();
   else if (auto stuck = poll_watch_.read(offset, data))
-    livelocked(*stuck, where);
+    livelocked(*stuck, describe());
   check_wall_clock();
   if (qk_.need_sync()) qk_.sync();
 }
