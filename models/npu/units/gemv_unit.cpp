@@ -319,67 +319,13 @@ void gemv_unit::prepare_stream(job& jb) {
   jb.last_done = jb.ready;
 }
 
-// Compute. Row-parallel: weight row n runs on core n mod cores over all M
-// activation rows. Head-parallel: weight row n is broadcast to all cores,
-// core c handling activation rows m = c, c + cores, ... Each result word is
-// written as soon as the record that completes it is through.
-void gemv_unit::stream_records(job& jb) {
-  const uint32_t M = jb.M, N = jb.N;
-  const bool one_queue = jb.head_parallel || jb.kv_values;
-  std::vector<sc_time>& word_done = scratch_.word_done;
-  const stream_tables& tables = *jb.tables;
-  uint32_t core = 0, next_fifo = 0;  // in order: p mod active, p mod F
-  // Records taken, counted into the statistics once (also if the loop ends
-  // early): the loop runs millions of times per decoded token.
-  struct counted {
-    stats& st;
-    const job& jb;
-    uint64_t records = 0;
-    ~counted() {
-      st.rows += records;
-      st.weight_bytes += records * jb.rec;
-      if (jb.codec) st.kv_records += records;
-    }
-  } taken{stats_, jb};
-  for (uint32_t p = 0; p < jb.records; ++p) {
-    const uint32_t n = jb.in_order ? p : tables.order[p];
-    mem::stream_fifo& fifo = *fifos_[jb.in_order ? next_fifo : tables.fifo_of[p]];
-    if (++next_fifo == jb.F) next_fifo = 0;
-    sc_time& free_at = jb.core_free[core];  // p mod active, or the one shared queue
-    if (!one_queue && ++core == jb.active) core = 0;
-    uint8_t* buf = jb.functional ? jb.rec_buf.data() : nullptr;
-    const sc_time start = take_record(jb, fifo, free_at, buf);
-    free_at = start + (jb.kv_values ? jb.value_time : jb.row_time);
-    if (jb.kv_values) {
-      jb.last_done = std::max(jb.last_done, free_at + jb.pipe);
-    } else {
-      sc_time last = jb.last_done;
-      for (uint32_t m = 0; m < M; ++m) {
-        const sc_time out = start + jb.row_out[m];
-        sc_time& word = word_done[(size_t{m} * N + n) / kPerWord];
-        if (out > word) word = out;
-        last = std::max(last, out);
-      }
-      jb.last_done = last;
-    }
-    ++taken.records;
-    if (jb.functional && jb.codec)
-      compute_kv_record(jb, n, buf);
-    else if (jb.functional)
-      compute_int4_record(jb, n, buf);
-    clock_.advance_to(start);
-    if (jb.kv_values && p + 1 == jb.records) finish_values(jb);
-    for (uint32_t i = tables.after_begin[p]; i < tables.after_begin[p + 1]; ++i)
-      jb.end = std::max(jb.end, write_word(jb, tables.after_word[i]));
-  }
-}
-
 // When the core free at `free_at` starts on the next record of `fifo`; its
 // wait counts as a weight stall or, behind the dequantize stage, is split
 // between the bytes and the stage.
+template <bool Dequant>
 sc_time gemv_unit::take_record(job& jb, mem::stream_fifo& fifo, const sc_time& free_at,
                                uint8_t* buf) {
-  if (!jb.dequant) {
+  if (!Dequant) {
     const sc_time start = matmul::take_weights(clock_, fifo, jb.rec, buf, free_at);
     jb.stall += start - free_at;
     return start;
@@ -402,6 +348,89 @@ sc_time gemv_unit::take_record(job& jb, mem::stream_fifo& fifo, const sc_time& f
   jb.stall += late;
   jb.dq_stall += wait - late;
   return start;
+}
+
+// Compute. Row-parallel: weight row n runs on core n mod cores over all M
+// activation rows. Head-parallel: weight row n is broadcast to all cores,
+// core c handling activation rows m = c, c + cores, ... Each result word is
+// written as soon as the record that completes it is through.
+//
+// The loop runs millions of times per decoded token: it is compiled once
+// per kind of stream (value accumulation, INT4 rows in order, KV keys) and
+// dequantize stage, so the per-record tests and the fields it reads stay
+// out of it.
+void gemv_unit::stream_records(job& jb) {
+  if (jb.kv_values)
+    jb.dequant ? stream_records_as<true, false, true>(jb) : stream_records_as<true, false, false>(jb);
+  else if (jb.in_order)
+    jb.dequant ? stream_records_as<false, true, true>(jb) : stream_records_as<false, true, false>(jb);
+  else
+    jb.dequant ? stream_records_as<false, false, true>(jb)
+               : stream_records_as<false, false, false>(jb);
+}
+
+template <bool KvValues, bool InOrder, bool Dequant>
+void gemv_unit::stream_records_as(job& jb) {
+  const uint32_t M = jb.M, N = jb.N, F = jb.F, records = jb.records;
+  const bool one_queue = jb.head_parallel || KvValues;
+  const uint32_t queues = one_queue ? 1 : jb.active;
+  const bool functional = jb.functional;
+  sc_time* const word_done = scratch_.word_done.data();
+  sc_time* const core_free = jb.core_free.data();
+  const sc_time* const row_out = jb.row_out.data();
+  mem::stream_fifo* const* const fifos = fifos_.data();
+  const stream_tables& tables = *jb.tables;
+  const uint32_t* const order = tables.order.data();
+  const uint32_t* const fifo_of = tables.fifo_of.data();
+  const uint32_t* const after_begin = tables.after_begin.data();
+  const uint32_t* const after_word = tables.after_word.data();
+  const sc_time busy = KvValues ? jb.value_time : jb.row_time;  // a core per record
+  uint8_t* const buf = functional ? jb.rec_buf.data() : nullptr;
+  uint32_t core = 0, next_fifo = 0;  // in order: p mod active, p mod F
+  // Records taken, counted into the statistics once (also if the loop ends
+  // early).
+  struct counted {
+    stats& st;
+    const job& jb;
+    uint64_t records = 0;
+    ~counted() {
+      st.rows += records;
+      st.weight_bytes += records * jb.rec;
+      if (jb.codec) st.kv_records += records;
+    }
+  } taken{stats_, jb};
+  for (uint32_t p = 0; p < records; ++p) {
+    const uint32_t n = InOrder ? p : order[p];
+    mem::stream_fifo& fifo = *fifos[InOrder ? next_fifo : fifo_of[p]];
+    if (InOrder && ++next_fifo == F) next_fifo = 0;
+    sc_time& free_at = core_free[core];  // p mod active, or the one shared queue
+    if (++core == queues) core = 0;
+    const sc_time start = take_record<Dequant>(jb, fifo, free_at, buf);
+    free_at = start + busy;
+    if (KvValues) {
+      jb.last_done = std::max(jb.last_done, free_at + jb.pipe);
+    } else {
+      sc_time last = jb.last_done;
+      for (uint32_t m = 0; m < M; ++m) {
+        const sc_time out = start + row_out[m];
+        sc_time& word = word_done[(size_t{m} * N + n) / kPerWord];
+        if (out > word) word = out;
+        last = std::max(last, out);
+      }
+      jb.last_done = last;
+    }
+    ++taken.records;
+    if (functional) {
+      if (jb.codec)
+        compute_kv_record(jb, n, buf);
+      else
+        compute_int4_record(jb, n, buf);
+    }
+    clock_.advance_to(start);
+    if (KvValues && p + 1 == records) finish_values(jb);
+    for (uint32_t i = after_begin[p]; i < after_begin[p + 1]; ++i)
+      jb.end = std::max(jb.end, write_word(jb, after_word[i]));
+  }
 }
 
 // A KV record, decoded in the rotated basis: a key is one dot product per

@@ -93,6 +93,9 @@ class gemv_unit : public threaded_unit {
   void order_result_words(const job& jb, stream_tables& t);
   void prepare_stream(job& jb);
   void stream_records(job& jb);
+  template <bool KvValues, bool InOrder, bool Dequant>
+  void stream_records_as(job& jb);
+  template <bool Dequant>
   sc_core::sc_time take_record(job& jb, mem::stream_fifo& fifo, const sc_core::sc_time& free_at,
                                uint8_t* buf);
   void compute_kv_record(job& jb, uint32_t n, const uint8_t* buf);
