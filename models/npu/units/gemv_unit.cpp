@@ -361,9 +361,11 @@ sc_time gemv_unit::take_record(job& jb, mem::stream_fifo& fifo, const sc_time& f
 // out of it.
 void gemv_unit::stream_records(job& jb) {
   if (jb.kv_values)
-    jb.dequant ? stream_records_as<true, false, true>(jb) : stream_records_as<true, false, false>(jb);
+    jb.dequant ? stream_records_as<true, false, true>(jb)
+               : stream_records_as<true, false, false>(jb);
   else if (jb.in_order)
-    jb.dequant ? stream_records_as<false, true, true>(jb) : stream_records_as<false, true, false>(jb);
+    jb.dequant ? stream_records_as<false, true, true>(jb)
+               : stream_records_as<false, true, false>(jb);
   else
     jb.dequant ? stream_records_as<false, false, true>(jb)
                : stream_records_as<false, false, false>(jb);
