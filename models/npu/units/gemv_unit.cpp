@@ -363,9 +363,8 @@ void gemv_unit::stream_records(job& jb) {
   if (jb.kv_values)
     jb.dequant ? stream_records_as<true, false, true>(jb)
                : stream_records_as<true, false, false>(jb);
-  else if (jb.in_order)
-    jb.dequant ? stream_records_as<false, true, true>(jb)
-               : stream_records_as<false, true, false>(jb);
+  else if (jb.in_order)  // INT4 weight rows: no dequantize stage
+    stream_records_as<false, true, false>(jb);
   else
     jb.dequant ? stream_records_as<false, false, true>(jb)
                : stream_records_as<false, false, false>(jb);
