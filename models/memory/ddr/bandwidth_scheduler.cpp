@@ -74,7 +74,9 @@ ddr_grant bandwidth_scheduler::schedule(ddr_port port, bool write, const sc_core
   // The busy ports at `begin`, and what the policy gives each of them. A
   // port the policy gives nothing (fixed priority, all taken) waits until
   // one of the ports holding capacity goes idle, as far as is known now.
-  port_rates rates{};
+  // The policy's answers are kept (rates_for, light_rates_for): pointed
+  // to, not copied, on the way through.
+  const port_rates* rates = nullptr;
   for (size_t round = 0; round <= kDdrPorts; ++round) {
     port_mask busy;
     busy.set(self);
@@ -83,26 +85,27 @@ ddr_grant bandwidth_scheduler::schedule(ddr_port port, bool write, const sc_core
       if (p == self || !s.used) continue;
       if (s.period_start <= begin && begin < s.busy_until + horizon_ticks_) busy.set(p);
     }
-    rates = rates_for(busy);
+    rates = &rates_for(busy);
     // Ports with gaps take what they ask for; the others share the rest.
-    port_rates caps = caps_;
+    port_rates caps;
     bool light = false;
     for (size_t p = 0; p < kDdrPorts; ++p)
       if (p != self && busy[p] && !ports_[p].back_to_back && ports_[p].asked > 0 &&
-          ports_[p].asked < caps[p]) {
+          ports_[p].asked < caps_[p]) {
+        if (!light) caps = caps_;
         caps[p] = ports_[p].asked;
         light = true;
       }
-    if (light) rates = light_rates_for(busy, caps);
-    if (rates[self] > 0) break;
+    if (light) rates = &light_rates_for(busy, caps);
+    if ((*rates)[self] > 0) break;
     uint64_t lapse = std::numeric_limits<uint64_t>::max();
     for (size_t p = 0; p < kDdrPorts; ++p)
-      if (busy[p] && p != self && rates[p] > 0)
+      if (busy[p] && p != self && (*rates)[p] > 0)
         lapse = std::min(lapse, ports_[p].busy_until + horizon_ticks_);
     if (lapse == std::numeric_limits<uint64_t>::max()) break;
     begin = lapse;
   }
-  const double share = rates[self];
+  const double share = (*rates)[self];
 
   // Still nothing (cannot happen with the policies here): take what no
   // reservation holds, up to the port's cap.
