@@ -250,7 +250,7 @@ dram_rank::access dram_rank::serve_block(bool write, uint32_t bank, uint32_t row
   int64_t first_ready = kNever, last_ready = kNever, held = 0;
   bool missed = false;
   for (uint32_t i = 0; i < groups_count_; ++i) {
-    const uint32_t g = (first_group + i) % groups_count_;
+    const uint32_t g = (first_group + i) & (groups_count_ - 1);  // a power of two
     if (!n[g]) continue;
     bank_state& k = banks_[static_cast<size_t>(g) * banks_per_group_ + bank];
     const bool closed_by_refresh = refreshed_between(k.last_use, earliest);
@@ -343,6 +343,14 @@ dram_rank::access dram_rank::serve(bool write, uint64_t offset, uint64_t bytes, 
   const uint64_t block_bursts = block_bursts_, period = group_period_;
   uint64_t b = offset / burst;
   const uint64_t end = (offset + bytes + burst - 1) / burst;
+  if (end == b + 1) {
+    // One burst (a small read, such as a weight row's scales): one block
+    // in one bank group, without the splitting below.
+    const dram_coordinates at = map_.locate(b * burst);
+    group_counts n{};
+    n[at.bank_group] = 1;
+    return serve_block(write, at.bank, at.row, n, at.bank_group, at.bank_group, earliest);
+  }
   access total;
   bool first = true;
   while (b < end) {
