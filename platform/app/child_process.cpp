@@ -215,6 +215,9 @@ void run_children(std::size_t count, std::size_t jobs,
     if (it == running.end()) continue;
     const running_child c = it->second;
     running.erase(it);
+    // A child a signal ended (the stop signal can reach it and this wait
+    // before the handler runs here) left its temporary files.
+    if (WIFSIGNALED(status) || g_stop_signal != 0) remove_partial_outputs(c.log, pid);
     child_end end;
     end.wait_status = status;
     end.seconds = seconds_since(c.start);
