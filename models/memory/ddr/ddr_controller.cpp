@@ -7,6 +7,7 @@
 #include <utility>
 
 #include "infra/text/hex.h"
+#include "infra/time/kernel_time.h"
 #include "infra/time/round_ticks.h"
 #include "infra/trace/trace_hub.h"
 
@@ -131,7 +132,7 @@ void ddr_controller::b_transport(int id, tlm::tlm_generic_payload& tr, sc_time& 
       store_.write(offset, data, length);
   }
 
-  const sc_time now = sc_core::sc_time_stamp();
+  const sc_time now = kernel_time();
   // Decoupled initiators issue many transactions at one kernel time; the
   // history before it needs dropping once.
   if (now != forgotten_before_) {
@@ -160,7 +161,8 @@ void ddr_controller::b_transport(int id, tlm::tlm_generic_payload& tr, sc_time& 
     const double done_ns =
         write ? dram_->write(port, ext->cls, offset, length, arrived_ns)
               : dram_->read(port, ext->cls, offset, length, arrived_ns).data_end_ns;
-    a.end = std::max(a.end, sc_time(done_ns, sc_core::SC_NS));
+    const uint64_t done = ns_ticks_(done_ns);
+    if (done > a.end.value()) a.end = sc_time::from_value(done);
     scheduler_.extend(port, a.end);
   }
   a.completion = a.end + (write ? params_.write_latency : params_.read_latency);
@@ -184,7 +186,7 @@ void ddr_controller::b_transport(int id, tlm::tlm_generic_payload& tr, sc_time& 
 }
 
 void ddr_controller::drain_writes() {
-  if (dram_) dram_->flush(to_ns(sc_core::sc_time_stamp()));
+  if (dram_) dram_->flush(to_ns(kernel_time()));
 }
 
 unsigned int ddr_controller::transport_dbg(int id, tlm::tlm_generic_payload& tr) {
@@ -231,7 +233,7 @@ nlohmann::json ddr_controller::summary() const {
   j["read_latency_ns"] = to_ns(params_.read_latency);
   j["write_latency_ns"] = to_ns(params_.write_latency);
   j["capacity"] = nlohmann::json::parse(to_json(capacity_).dump());
-  if (dram_) j["dram"] = nlohmann::json::parse(dram_->summary(to_ns(sc_core::sc_time_stamp())).dump());
+  if (dram_) j["dram"] = nlohmann::json::parse(dram_->summary(to_ns(kernel_time())).dump());
   j["bandwidth"] = recorder_.summary();
   j["store"] = {{"allocated_pages", store_.allocated_pages()},
                 {"allocated_bytes", store_.allocated_bytes()}};

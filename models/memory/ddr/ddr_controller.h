@@ -29,6 +29,7 @@
 #include <tlm>
 
 #include "infra/log/logger.h"
+#include "infra/time/ns_to_ticks.h"
 #include "infra/trace/analysis_port.h"
 #include "models/memory/common/traffic.h"
 #include "models/memory/ddr/backing_store.h"
@@ -92,6 +93,7 @@ class ddr_controller : public sc_core::sc_module {
 
   ddr_params params_;
   double tick_s_;  // the kernel's time resolution, seconds
+  ns_to_ticks ns_ticks_;  // the DRAM's nanoseconds as kernel ticks
   ddr_capacity capacity_;
   log::logger log_;
   bandwidth_scheduler scheduler_;

@@ -7,6 +7,7 @@
 #include <stdexcept>
 
 #include "infra/text/hex.h"
+#include "infra/time/kernel_time.h"
 #include "pccx_dma.h"
 
 namespace pccx::mem {
@@ -104,7 +105,7 @@ void dma_channel::run() {
     // Counts what completed by now, so the in-flight lists hold only what
     // is still moving (they grew with the run otherwise); a reader matures
     // at its own, later, time, so the counters read the same.
-    mature(sc_core::sc_time_stamp());
+    mature(kernel_time());
     move(d);
   }
 }
@@ -152,11 +153,11 @@ void dma_channel::post_status(const descriptor& d, uint32_t errors, const sc_tim
   if (status_.size() >= params_.section.status_depth) {
     // The status stream backpressures the channel until firmware pops.
     clock_.sync();
-    const sc_time t0 = sc_core::sc_time_stamp();
+    const sc_time t0 = kernel_time();
     PCCX_LOG(log_, debug, "status queue full, holding descriptor #" << d.seq);
     while (status_.size() >= params_.section.status_depth) wait(status_popped_);
     clock_.refresh();
-    stats_.stall += sc_core::sc_time_stamp() - t0;
+    stats_.stall += kernel_time() - t0;
   }
   const uint32_t word = PCCX_DMA_STS_VALID | ((errors & 0xFFu) << 8) | (d.tag & PCCX_DMA_TAG_MASK);
   status_.push_back({word, std::max(at, local_now())});
@@ -216,19 +217,19 @@ void dma_channel::move(const descriptor& d) {
       if (!to_ddr) {
         if (!fifo_.try_reserve(n)) {  // FIFO full: wait for the consumer
           clock_.sync();
-          const sc_time t0 = sc_core::sc_time_stamp();
+          const sc_time t0 = kernel_time();
           fifo_.reserve(n);
           clock_.refresh();
-          stats_.stall += sc_core::sc_time_stamp() - t0;
+          stats_.stall += kernel_time() - t0;
         }
       } else if (auto ready = fifo_.try_pop(n, data, local_now())) {
         clock_.move_to(*ready);
       } else {  // FIFO empty: wait for the producer
         clock_.sync();
-        const sc_time t0 = sc_core::sc_time_stamp();
+        const sc_time t0 = kernel_time();
         fifo_.pop(n, data);
         clock_.refresh();
-        stats_.stall += sc_core::sc_time_stamp() - t0;
+        stats_.stall += kernel_time() - t0;
       }
 
       tx_.set_command(to_ddr ? tlm::TLM_WRITE_COMMAND : tlm::TLM_READ_COMMAND);
@@ -240,7 +241,7 @@ void dma_channel::move(const descriptor& d) {
       tx_.set_dmi_allowed(false);
       tx_.set_response_status(tlm::TLM_INCOMPLETE_RESPONSE);
       // The kernel's time does not move while the thread runs: read once.
-      const sc_time now = sc_core::sc_time_stamp();
+      const sc_time now = kernel_time();
       sc_time delay = local_now() - now;
       traffic_.transfer_start = traffic_.transfer_end = SC_ZERO_TIME;  // a DDR may not set them
       ddr->b_transport(tx_, delay);
@@ -333,7 +334,7 @@ void dma_channel::mature(const sc_time& now) {
 }
 
 const dma_channel::stats& dma_channel::statistics() {
-  mature(sc_core::sc_time_stamp());
+  mature(kernel_time());
   return stats_;
 }
 
@@ -346,7 +347,7 @@ bool dma_channel::has_work_at(const sc_time& t) const {
 }
 
 bool dma_channel::busy() const {
-  return !queue_.empty() || active_ || busy_until_ > sc_core::sc_time_stamp();
+  return !queue_.empty() || active_ || busy_until_ > kernel_time();
 }
 
 uint32_t dma_channel::ready_statuses(const sc_time& now) const {
@@ -383,9 +384,9 @@ void dma_channel::build_registers() {
   stride_ = &bank_["STRIDE"];
   bank_["PUSH"].on_write([this](uint32_t v, sc_time& delay) { push_descriptor(v, delay); });
   bank_["STS_POP"].on_read([this](bool debug) { return pop_status(debug); });
-  bank_["FLAGS"].on_read([this](bool) { return flags(sc_core::sc_time_stamp()); });
+  bank_["FLAGS"].on_read([this](bool) { return flags(kernel_time()); });
   bank_["CMD_LVL"].on_read([this](bool) { return static_cast<uint32_t>(queue_.size()); });
-  bank_["STS_LVL"].on_read([this](bool) { return ready_statuses(sc_core::sc_time_stamp()); });
+  bank_["STS_LVL"].on_read([this](bool) { return ready_statuses(kernel_time()); });
   bank_["ERR"].on_read([this](bool) { return err_; }).on_write([this](uint32_t v, sc_time&) {
     err_ &= ~v;
   });
@@ -393,7 +394,7 @@ void dma_channel::build_registers() {
       .on_read([this](bool) { return static_cast<uint32_t>(cls_); })
       .on_write([this](uint32_t v, sc_time&) { set_class(v); });
   bank_.add_counter64("BYTES_DONE_LO", "BYTES_DONE_HI", PCCX_DMA_REG_BYTES_DONE_LO, [this] {
-    mature(sc_core::sc_time_stamp());
+    mature(kernel_time());
     return stats_.bytes_done;
   });
   bank_["DEPTH"].on_read([this](bool) {
@@ -412,7 +413,7 @@ std::string dma_channel::register_name(uint64_t offset) {
 }
 
 uint32_t dma_channel::pop_status(bool debug) {
-  if (status_.empty() || status_.front().ready > sc_core::sc_time_stamp())
+  if (status_.empty() || status_.front().ready > kernel_time())
     return PCCX_DMA_STS_EMPTY;
   const uint32_t word = status_.front().word;
   if (!debug) {
@@ -441,7 +442,7 @@ void dma_channel::push_descriptor(uint32_t value, sc_time& delay) {
     d.stride = stride_->value();
   }
   d.cls = cls_;
-  d.arrival = sc_core::sc_time_stamp() + delay;
+  d.arrival = kernel_time() + delay;
   queue_.push_back(d);
   cmd_pushed_.notify(SC_ZERO_TIME);
 }

@@ -4,6 +4,8 @@
 #include <cstring>
 #include <stdexcept>
 
+#include "infra/time/kernel_time.h"
+
 namespace pccx::mem {
 
 using sc_core::sc_time;
@@ -40,11 +42,11 @@ void stream_fifo::wait_for_space(uint64_t bytes) {
     throw std::invalid_argument(name_ + ": " + std::to_string(bytes) +
                                 " bytes can never fit a FIFO of " + std::to_string(capacity_));
   if (free_space() >= bytes) return;
-  const sc_time t0 = sc_core::sc_time_stamp();
+  const sc_time t0 = kernel_time();
   ++space_waiters_;
   while (free_space() < bytes) sc_core::wait(popped_);
   --space_waiters_;
-  stats_.producer_stall += sc_core::sc_time_stamp() - t0;
+  stats_.producer_stall += kernel_time() - t0;
 }
 
 void stream_fifo::reserve(uint64_t bytes) {
@@ -129,7 +131,7 @@ sc_time stream_fifo::pop(uint64_t bytes, uint8_t* out) {
     throw std::invalid_argument(name_ + ": a pop of " + std::to_string(bytes) +
                                 " bytes can never be served by a FIFO of " +
                                 std::to_string(capacity_));
-  const sc_time t0 = sc_core::sc_time_stamp();
+  const sc_time t0 = kernel_time();
   for (;;) {
     const auto rt = ready_time(bytes);
     if (!rt) {
@@ -138,16 +140,16 @@ sc_time stream_fifo::pop(uint64_t bytes, uint8_t* out) {
       --data_waiters_;
       continue;
     }
-    const sc_time now = sc_core::sc_time_stamp();
+    const sc_time now = kernel_time();
     if (*rt > now) {
       sc_core::wait(*rt - now);  // present, not yet arrived
       continue;
     }
     break;
   }
-  stats_.consumer_stall += sc_core::sc_time_stamp() - t0;
+  stats_.consumer_stall += kernel_time() - t0;
   remove(bytes, out);
-  return sc_core::sc_time_stamp();
+  return kernel_time();
 }
 
 }  // namespace pccx::mem

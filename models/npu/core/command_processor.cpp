@@ -5,6 +5,7 @@
 #include <memory>
 
 #include "infra/text/hex.h"
+#include "infra/time/kernel_time.h"
 #include "pccx_dma.h"
 #include "pccx_isa.h"
 #include "uCA_v1_api.h"
@@ -116,13 +117,13 @@ bool command_processor::next_word(command_fifo::entry& out) {
   for (;;) {
     while (error_) wait(error_cleared_event_);
     if (fifo_.empty()) {
-      const sc_time t0 = sc_core::sc_time_stamp();
+      const sc_time t0 = kernel_time();
       wait(fifo_.pushed_event());
-      counters_.add(PCCX_PERF_CMD_EMPTY, cycles(sc_core::sc_time_stamp() - t0));
+      counters_.add(PCCX_PERF_CMD_EMPTY, cycles(kernel_time() - t0));
       continue;
     }
     // The CPU may have written the word ahead of simulated time.
-    const sc_time now = sc_core::sc_time_stamp();
+    const sc_time now = kernel_time();
     if (fifo_.front().arrival > now) {
       // Not there yet as far as the NPU is concerned: still an empty CMD_IN.
       const sc_time early = fifo_.front().arrival - now;
@@ -141,7 +142,7 @@ void command_processor::issue_thread() {
     command_fifo::entry e;
     next_word(e);
     wait(params_.section.decode_cycles * params_.core_period);
-    const sc_time issued = sc_core::sc_time_stamp();
+    const sc_time issued = kernel_time();
 
     auto decoded = isa::decode(e.word, limits_);
     if (auto* err = std::get_if<isa::decode_error>(&decoded)) {
@@ -173,7 +174,7 @@ void command_processor::issue_thread() {
       cache_.write(ms->cache, ms->slot, {ms->a, ms->b, ms->c});
       decoding_ = false;
       ++retired_;
-      record(d, "cmd", e.arrival, issued, sc_core::sc_time_stamp(), PCCX_ERR_NONE, "");
+      record(d, "cmd", e.arrival, issued, kernel_time(), PCCX_ERR_NONE, "");
       status_changed();
       continue;
     }
@@ -182,7 +183,7 @@ void command_processor::issue_thread() {
     if (kind == unit_kind::gemv && params_.section.sfu.gemv_chaining)
       d.produces = std::make_shared<result_stream>(d.seq, d.writes.at(0));
     // In-order issue: the head waits for its unit and for older overlapping work.
-    const sc_time t0 = sc_core::sc_time_stamp();
+    const sc_time t0 = kernel_time();
     bool hazard_seen = false;
     for (;;) {
       const in_flight_record* producer = chain_producer(d);
@@ -199,12 +200,12 @@ void command_processor::issue_thread() {
       hazard_seen |= hazard;
       wait(retired_event_);
     }
-    const uint64_t stall = cycles(sc_core::sc_time_stamp() - t0);
+    const uint64_t stall = cycles(kernel_time() - t0);
     counters_.add(hazard_seen ? PCCX_PERF_HAZARD_STALL : PCCX_PERF_UNIT_STALL, stall);
     if (hazard_seen) counters_.add(kHazardCounter[static_cast<size_t>(kind)], stall);
 
     if (lint_ && lint_->enabled()) lint_dispatch(d, d.consumes != nullptr);
-    const sc_time started = sc_core::sc_time_stamp();
+    const sc_time started = kernel_time();
     unit_busy_[static_cast<size_t>(kind)] = true;
     in_flight_.push_back({d, kind, e.arrival, issued, started});
     decoding_ = false;
@@ -232,11 +233,11 @@ std::optional<command_processor::in_flight_view> command_processor::oldest_in_fl
 }
 
 uint64_t command_processor::counter(uint32_t index) const {
-  const uint64_t now = cycles(sc_core::sc_time_stamp());
+  const uint64_t now = cycles(kernel_time());
   auto busy = [&](size_t k) {
     uint64_t b = counters_.value(kBusyCounter[k]);
     for (const auto& r : in_flight_)
-      if (static_cast<size_t>(r.kind) == k) b += cycles(sc_core::sc_time_stamp() - r.started);
+      if (static_cast<size_t>(r.kind) == k) b += cycles(kernel_time() - r.started);
     return b;
   };
   if (index == PCCX_PERF_CYCLES) return now;
@@ -458,7 +459,7 @@ bool command_processor::conflicts(const dispatched_instruction& d,
 void command_processor::retire(uint64_t seq, uint32_t err, const std::string& detail) {
   for (auto it = in_flight_.begin(); it != in_flight_.end(); ++it) {
     if (it->d.seq != seq) continue;
-    const sc_time now = sc_core::sc_time_stamp();
+    const sc_time now = kernel_time();
     const auto k = static_cast<size_t>(it->kind);
     counters_.add(kBusyCounter[k], cycles(now - it->started));
     if (err == PCCX_ERR_NONE) counters_.add(kInstructionCounter[k], 1);
@@ -489,7 +490,7 @@ void command_processor::latch(const command_fifo::entry& e, uint32_t code,
                          {"word", hex_word(e.word)},
                          {"disasm", isa::disassemble(e.word, limits_)},
                          {"queued_ns", trace::to_ns(e.arrival)},
-                         {"fault_ns", trace::to_ns(sc_core::sc_time_stamp())},
+                         {"fault_ns", trace::to_ns(kernel_time())},
                          {"status", isa::error_name(code)},
                          {"error", detail}});
   }
@@ -502,7 +503,7 @@ void command_processor::record(const dispatched_instruction& d, const char* unit
                                uint32_t err, const std::string& detail) {
   if (retirements.connected())
     retirements.write(
-        {d.seq, d.ins.word, unit, queued, issued, started, sc_core::sc_time_stamp(), err});
+        {d.seq, d.ins.word, unit, queued, issued, started, kernel_time(), err});
   if (!instr_trace_) return;
   nlohmann::ordered_json rec = {
       {"seq", d.seq},
@@ -512,7 +513,7 @@ void command_processor::record(const dispatched_instruction& d, const char* unit
       {"queued_ns", trace::to_ns(queued)},
       {"issue_ns", trace::to_ns(issued)},
       {"start_ns", trace::to_ns(started)},
-      {"retire_ns", trace::to_ns(sc_core::sc_time_stamp())},
+      {"retire_ns", trace::to_ns(kernel_time())},
       {"status", err == PCCX_ERR_NONE ? std::string("ok") : isa::error_name(err)}};
   if (!detail.empty()) rec["error"] = detail;
   instr_trace_->write(rec);

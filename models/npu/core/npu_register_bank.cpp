@@ -3,6 +3,7 @@
 #include <iterator>
 
 #include "infra/text/hex.h"
+#include "infra/time/kernel_time.h"
 #include "models/npu/isa/instruction.h"
 
 namespace pccx::npu {
@@ -98,7 +99,7 @@ void npu_register_bank::push_instruction(uint32_t hi, sc_time& delay) {
     while (fifo_.full()) wait(fifo_.popped_event());
   }
   const uint64_t word = (static_cast<uint64_t>(hi) << 32) | instr_lo_->value();
-  fifo_.push(word, sc_core::sc_time_stamp() + delay);
+  fifo_.push(word, kernel_time() + delay);
   cmd_.word_pushed();
   if (lint_ && lint_->take_sync_timeout())
     lint_->report(lint_code::issue_after_timeout, fifo_.pushed() - 1, word,

@@ -97,4 +97,23 @@ TEST(DecoupledClock, AQuantumOfItsOwnAlignsItsSyncsToThatQuantum) {
   });
 }
 
+// A zero global quantum (no temporal decoupling): every step syncs, as
+// tlm_global_quantum::compute_local_quantum() would have it.
+TEST(DecoupledClock, AZeroGlobalQuantumSyncsAtEveryStep) {
+  tlm::tlm_global_quantum::instance().set(sc_core::SC_ZERO_TIME);
+  clock_thread t("t");
+  t.body = [] {
+    pccx::decoupled_clock c;
+    sc_core::wait(ns(200));
+    c.reset();
+    EXPECT_TRUE(c.quantum_used()) << "no room to run ahead";
+    c.advance_to(ns(250));
+    EXPECT_EQ(sc_core::sc_time_stamp(), ns(250));
+    EXPECT_EQ(c.local(), ns(250));
+    c.advance_to(ns(400));
+    EXPECT_EQ(sc_core::sc_time_stamp(), ns(400));
+  };
+  sc_core::sc_start();
+}
+
 }  // namespace
