@@ -29,7 +29,9 @@ void decoupled_clock::sync_to(const sc_time& t) {
   sync();
 }
 
-void decoupled_clock::refresh() { local_ = kernel_time(); }
+void decoupled_clock::refresh() {
+  local_ = kernel_time();
+}
 
 void decoupled_clock::resume_at(const sc_time& t) {
   local_ = kernel_time();

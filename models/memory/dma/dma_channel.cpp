@@ -413,8 +413,7 @@ std::string dma_channel::register_name(uint64_t offset) {
 }
 
 uint32_t dma_channel::pop_status(bool debug) {
-  if (status_.empty() || status_.front().ready > kernel_time())
-    return PCCX_DMA_STS_EMPTY;
+  if (status_.empty() || status_.front().ready > kernel_time()) return PCCX_DMA_STS_EMPTY;
   const uint32_t word = status_.front().word;
   if (!debug) {
     status_.pop_front();

@@ -502,8 +502,7 @@ void command_processor::record(const dispatched_instruction& d, const char* unit
                                const sc_time& queued, const sc_time& issued, const sc_time& started,
                                uint32_t err, const std::string& detail) {
   if (retirements.connected())
-    retirements.write(
-        {d.seq, d.ins.word, unit, queued, issued, started, kernel_time(), err});
+    retirements.write({d.seq, d.ins.word, unit, queued, issued, started, kernel_time(), err});
   if (!instr_trace_) return;
   nlohmann::ordered_json rec = {
       {"seq", d.seq},

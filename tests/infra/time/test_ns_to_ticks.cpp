@@ -11,7 +11,9 @@
 
 namespace {
 
-uint64_t library_ticks(double ns) { return sc_core::sc_time(ns, sc_core::SC_NS).value(); }
+uint64_t library_ticks(double ns) {
+  return sc_core::sc_time(ns, sc_core::SC_NS).value();
+}
 
 TEST(NsToTicks, MatchesScTimeAtHalvesAndEdges) {
   const pccx::ns_to_ticks convert;
