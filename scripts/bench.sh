@@ -288,6 +288,16 @@ if [ "$table" = 1 ]; then
       "prefill_table.csv $(sha256sum "$work/table-$kind/prefill_table.csv" | cut -c1-8)," \
       "decode_table.csv $(sha256sum "$work/table-$kind/decode_table.csv" | cut -c1-8)"
   done
+  if [ -n "$before" ]; then
+    # A change that only makes the platform faster leaves these tables as
+    # they were, to the byte.
+    if cmp -s "$work/table-before/decode_table.csv" "$work/table-after/decode_table.csv" &&
+      cmp -s "$work/table-before/prefill_table.csv" "$work/table-after/prefill_table.csv"; then
+      echo "main-job tables: identical for both binaries"
+    else
+      echo "main-job tables: the two binaries' tables differ (the change moved simulated results)"
+    fi
+  fi
 fi
 
 # The targets, each with what was measured here and measured / target (a
