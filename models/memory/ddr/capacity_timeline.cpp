@@ -27,6 +27,8 @@ capacity_timeline::interval capacity_timeline::reserve(uint64_t from, uint64_t b
                                                        int64_t capacity) {
   if (bytes == 0 || rate <= 0 || capacity <= 0)
     throw std::invalid_argument("capacity_timeline::reserve: bytes, rate and capacity must be > 0");
+  if (level_.empty() || from >= level_.back().t)
+    return append(from, bytes, std::min(rate, capacity));
   constexpr uint64_t kForever = std::numeric_limits<uint64_t>::max();
   pieces_.clear();
   interval out;
@@ -71,6 +73,20 @@ capacity_timeline::interval capacity_timeline::reserve(uint64_t from, uint64_t b
   const size_t hint = static_cast<size_t>(std::max<std::ptrdiff_t>(0, start_at - 1));
   for (const piece& p : pieces_) add(p.a, p.b, p.rate, hint);
   return out;
+}
+
+capacity_timeline::interval capacity_timeline::append(uint64_t from, uint64_t bytes, int64_t r) {
+  // Nothing is promised from `from` on (the last breakpoint's level is 0),
+  // so the transfer runs at r from `from`, and the breakpoints the general
+  // path would split, add and merge are pushed in their final form.
+  uint64_t dt =
+      round_ticks(static_cast<double>(bytes) / (static_cast<double>(r) / ticks_per_second_));
+  if (dt == 0) dt = 1;  // a transfer takes at least one tick
+  if (!level_.empty() && level_.back().t == from) level_.pop_back();  // its level 0 becomes r
+  // A reservation of the same rate ending at `from` continues through it.
+  if (level_.empty() || level_.back().level != r) level_.push_back({from, r});
+  level_.push_back({from + dt, 0});
+  return {from, from + dt};
 }
 
 size_t capacity_timeline::split_at(uint64_t t, size_t from) {

@@ -48,6 +48,10 @@ class capacity_timeline {
   };
   using iterator = std::vector<breakpoint>::iterator;
 
+  // reserve() from at or after the last breakpoint, at rate r (> 0): the
+  // common case of a transfer that starts when all before it have ended.
+  interval append(uint64_t from, uint64_t bytes, int64_t r);
+
   // Adds `rate` over [a, b); no breakpoint before index `from` is at or
   // after a.
   void add(uint64_t a, uint64_t b, int64_t rate, size_t from);
