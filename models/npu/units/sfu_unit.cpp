@@ -105,10 +105,11 @@ threaded_unit::result sfu_unit::execute(const dispatched_instruction& d) {
 }
 
 void sfu_unit::read_words(uint32_t first, uint32_t words, uint8_t* buf,
-                          std::vector<sc_time>& arrival) {
+                          std::vector<uint64_t>& arrival) {
   const sc_time period = l2_.params().period;
   const sc_time latency = period * static_cast<double>(l2_.params().section.read_latency_cycles);
-  arrival.assign(words, SC_ZERO_TIME);
+  const uint64_t step = period.value();
+  arrival.resize(words);  // every word is written below
   uint32_t done = 0;
   while (done < words) {
     const uint32_t n = std::min(params_.chunk_words, words - done);
@@ -116,8 +117,8 @@ void sfu_unit::read_words(uint32_t first, uint32_t words, uint8_t* buf,
                                   buf ? buf + size_t{done} * kWord : nullptr, clock_.local());
     // One clock apart, the last at `last` (whole ticks: as exact as the
     // product, without a double per word).
-    arrival[done + n - 1] = last;
-    for (uint32_t i = n - 1; i-- > 0;) arrival[done + i] = arrival[done + i + 1] - period;
+    arrival[done + n - 1] = last.value();
+    for (uint32_t i = n - 1; i-- > 0;) arrival[done + i] = arrival[done + i + 1] - step;
     stats_.words_read += n;
     done += n;
     clock_.advance_to(last - latency);  // the port is free once the last address went out
@@ -125,7 +126,7 @@ void sfu_unit::read_words(uint32_t first, uint32_t words, uint8_t* buf,
 }
 
 void sfu_unit::forward_words(result_stream& stream, uint32_t first, uint32_t from, uint32_t count,
-                             uint8_t* buf, std::vector<sc_time>& arrival) {
+                             uint8_t* buf, std::vector<uint64_t>& arrival) {
   const sc_time hop = params_.core_period;  // one register stage on the direct path
   for (uint32_t i = from; i < from + count; ++i) {
     const sc_time keep = clock_.local();
@@ -135,7 +136,7 @@ void sfu_unit::forward_words(result_stream& stream, uint32_t first, uint32_t fro
       throw missing_input("source word " + std::to_string(first + i) +
                           " was never produced by GEMV #" + std::to_string(stream.producer()) +
                           " on the direct path (the GEMV failed)");
-    arrival[i] = *t + hop;
+    arrival[i] = (*t + hop).value();
     if (buf) l2_.debug_read(first + i, 1, buf + size_t{i} * kWord);  // the GEMV wrote it first
   }
   stats_.words_forwarded += count;
@@ -174,22 +175,24 @@ void sfu_unit::run(const isa::cvo_instr& cv, result_stream* chained) {
   const uint32_t vec_words = (n + kPerWord - 1) / kPerWord;
   const uint32_t src_words = vec_words + (scale ? 1u : 0u);  // SCALE: scalar word first
   const uint32_t dst_words = reduce ? 1u : vec_words;
-  const sc_time period = params_.core_period;
-  const sc_time pipe = period * static_cast<double>(latency_cycles(f) +
-                                                    params_.section.latency_cycles.output_register);
+  const uint64_t p = params_.core_period.value();  // one core clock, in ticks
+  const uint64_t pipe =
+      (params_.core_period *
+       static_cast<double>(latency_cycles(f) + params_.section.latency_cycles.output_register))
+          .value();
 
   // 1. Read the operands (the stream bridge buffers a whole vector).
   if (arith) {
     src_buf_.assign(size_t{src_words} * kWord, 0);
     dst_buf_.assign(size_t{dst_words} * kWord, 0);
   }
-  const sc_time begin = clock_.local();
+  const uint64_t begin = clock_.local().value();
   uint32_t fetched = 0;  // source words whose arrival is known
   if (!chained) {
     read_words(cv.src, src_words, arith ? src_buf_.data() : nullptr, src_arrival_);
     fetched = src_words;
   } else {
-    src_arrival_.assign(src_words, SC_ZERO_TIME);
+    src_arrival_.resize(src_words);  // filled as the GEMV delivers
   }
   if (read_dst) read_words(cv.dst, dst_words, arith ? dst_buf_.data() : nullptr, dst_arrival_);
   // Arrival of source word j; chained, taken from the GEMV only when needed,
@@ -208,11 +211,10 @@ void sfu_unit::run(const isa::cvo_instr& cv, result_stream* chained) {
   auto flush = [&](uint32_t upto) {
     while (written < upto) {
       const uint32_t c = std::min(params_.chunk_words, upto - written);
-      // In whole ticks (sc_time's own unsigned arithmetic): one conversion
-      // per chunk, not one per word.
+      // In whole ticks: one conversion to sc_time per chunk, not one per word.
       uint64_t ticks = 0;
       for (uint32_t i = 0; i < c; ++i)
-        ticks = std::max<uint64_t>(ticks, word_out_[written + i].value() - period.value() * i);
+        ticks = std::max<uint64_t>(ticks, word_out_[written + i] - p * i);
       const sc_time earliest = sc_time::from_value(ticks);
       clock_.advance_to(earliest);
       end_ = l2_.write(kPort, cv.dst + written, c,
@@ -223,19 +225,18 @@ void sfu_unit::run(const isa::cvo_instr& cv, result_stream* chained) {
   };
 
   // 2. Stream the elements: one per clock, each no earlier than its word.
+  // In whole ticks: exact, as sc_time's own arithmetic is.
   const float emax = emax_;
-  sc_time entry = SC_ZERO_TIME;  // entry of the previous element
+  uint64_t entry = 0;  // entry of the previous element
   bool first = true;
-  sc_time input_wait;  // clocks the pipeline waited for input words
-  // Whole ticks: exact, no rounding through a double; a whole word's step
-  // is converted once.
-  const sc_time word_step = sc_time::from_value(period.value() * (kPerWord - 1));
-  auto enter = [&](const sc_time& ready, uint32_t count) {  // `count` elements of one word
-    const sc_time free = first ? begin : entry + period;
+  uint64_t input_wait = 0;  // ticks the pipeline waited for input words
+  const uint64_t word_step = p * (kPerWord - 1);
+  auto enter = [&](uint64_t ready, uint32_t count) {  // `count` elements of one word
+    const uint64_t free = first ? begin : entry + p;
     if (ready > free) input_wait += ready - free;
-    entry = first ? ready : std::max(entry + period, ready);
+    entry = first ? ready : std::max(entry + p, ready);
     first = false;
-    entry += count == kPerWord ? word_step : sc_time::from_value(period.value() * (count - 1));
+    entry += count == kPerWord ? word_step : p * (count - 1);
     return entry;  // entry of the word's last element
   };
   float multiplier = 1.0f;
@@ -248,7 +249,7 @@ void sfu_unit::run(const isa::cvo_instr& cv, result_stream* chained) {
   }
   const uint8_t* vec = arith ? src_buf_.data() + (scale ? kWord : 0) : nullptr;
   const uint32_t vec_arrival0 = scale ? 1u : 0u;
-  word_out_.assign(dst_words, SC_ZERO_TIME);
+  word_out_.resize(dst_words);  // every word is written below
   float sum = 0.0f;
   // A vector longer than the stream bridge holds (npu.sfu.max_length; the
   // strict decoder refuses it) runs in passes: each refill waits for the
@@ -265,11 +266,11 @@ void sfu_unit::run(const isa::cvo_instr& cv, result_stream* chained) {
       entry += pipe;
     }
     const uint32_t count = std::min(kPerWord, n - w * kPerWord);
-    const sc_time last = enter(source(vec_arrival0 + w), count);
+    const uint64_t last = enter(source(vec_arrival0 + w), count);
     if (!reduce) {
-      sc_time out = last + pipe;
+      uint64_t out = last + pipe;
       if (read_dst) out = std::max(out, dst_arrival_[w]);
-      if (w > 0) out = std::max(out, word_out_[w - 1] + period);
+      if (w > 0) out = std::max(out, word_out_[w - 1] + p);
       word_out_[w] = out;
     } else if (w + 1 == vec_words) {
       word_out_[0] = read_dst ? std::max(last + pipe, dst_arrival_[0]) : last + pipe;
@@ -300,7 +301,8 @@ void sfu_unit::run(const isa::cvo_instr& cv, result_stream* chained) {
     bf16::store(dst_buf_.data(), 0, bf16::from_float(y));
   }
 
-  const uint64_t wait_cycles = static_cast<uint64_t>(std::llround(input_wait / period));
+  const uint64_t wait_cycles =
+      static_cast<uint64_t>(std::llround(static_cast<double>(input_wait) / static_cast<double>(p)));
   stats_.input_stall_cycles += wait_cycles;
   counters_.add(PCCX_PERF_SFU_INPUT_STALL, wait_cycles);
 

@@ -71,9 +71,8 @@ class sfu_unit : public threaded_unit {
 
  private:
   // Reads `words` words at `first` in chunks; fills `arrival` (data-out time
-  // per word) and, when `buf` is not null, the bytes.
-  void read_words(uint32_t first, uint32_t words, uint8_t* buf,
-                  std::vector<sc_core::sc_time>& arrival);
+  // per word, in ticks) and, when `buf` is not null, the bytes.
+  void read_words(uint32_t first, uint32_t words, uint8_t* buf, std::vector<uint64_t>& arrival);
   // A chained source word the GEMV never produced (it failed).
   struct missing_input : std::runtime_error {
     using std::runtime_error::runtime_error;
@@ -82,7 +81,7 @@ class sfu_unit : public threaded_unit {
   // the direct GEMV path: data from the L2 (the GEMV wrote them), time from
   // the stream, no L2 port cycles.
   void forward_words(result_stream& stream, uint32_t first, uint32_t from, uint32_t count,
-                     uint8_t* buf, std::vector<sc_core::sc_time>& arrival);
+                     uint8_t* buf, std::vector<uint64_t>& arrival);
   void run(const isa::cvo_instr& cv, result_stream* chained);
   float apply(uint8_t func, float x, float multiplier, float operand) const;
 
@@ -91,7 +90,9 @@ class sfu_unit : public threaded_unit {
   perf_counters& counters_;
   float emax_ = 0.0f;
   std::vector<uint8_t> src_buf_, dst_buf_;
-  std::vector<sc_core::sc_time> src_arrival_, dst_arrival_, word_out_;
+  // Per word, in ticks (sc_time::value()): the stream's arithmetic is
+  // whole ticks, exact, and runs once per word of every vector.
+  std::vector<uint64_t> src_arrival_, dst_arrival_, word_out_;
   decoupled_clock clock_;
   sc_core::sc_time end_;
   stats stats_;
