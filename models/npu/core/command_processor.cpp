@@ -265,8 +265,7 @@ uint32_t command_processor::resolve(dispatched_instruction& d, std::string& deta
     out = *v;
     return true;
   };
-  auto range = [&](uint32_t first, uint64_t words, const char* what,
-                   std::vector<isa::l2_range>& into) -> uint32_t {
+  auto range = [&](uint32_t first, uint64_t words, const char* what, auto& into) -> uint32_t {
     if (words == 0) {
       detail = std::string(what) + ": zero-length transfer";
       return PCCX_ERR_ZERO_LENGTH;

@@ -8,8 +8,8 @@
 #include <cstdint>
 #include <memory>
 #include <string>
-#include <vector>
 
+#include "infra/container/bounded_vector.h"
 #include "models/npu/core/result_stream.h"
 #include "models/npu/isa/instruction.h"
 
@@ -26,8 +26,11 @@ struct dispatched_instruction {
   // MEMCPY: size = fmap_shape[shape_ptr] (X, Y, Z).
   std::array<uint16_t, 3> shape{};
   std::array<uint16_t, 3> size{};
-  std::vector<isa::l2_range> reads;   // L2 words read
-  std::vector<isa::l2_range> writes;  // L2 words written
+  // L2 words read (the source; also the destination when the instruction
+  // accumulates into it or takes it as an operand) and written. Inline:
+  // every instruction builds and copies them.
+  bounded_vector<isa::l2_range, 2> reads;
+  bounded_vector<isa::l2_range, 1> writes;
   // Direct GEMV -> SFU path (npu.sfu.gemv_chaining): a GEMV publishes its
   // result words into `produces`; a chained CVO takes its source words from
   // `consumes` (the producing GEMV's stream) instead of L2.
