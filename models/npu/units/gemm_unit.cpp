@@ -35,8 +35,10 @@ struct word_run {
 // BF16 block, in increasing order. A word holding elements of two rows of
 // the slice is listed once; a word also holding elements of another slice
 // is listed again for that slice (the buffer keeps INT8 elements, not words).
-std::vector<word_run> slice_runs(uint32_t m_rows, uint32_t k, uint32_t k0, uint32_t k1) {
-  std::vector<word_run> runs;
+// Into `runs` (cleared first), which the caller reuses from slice to slice.
+void slice_runs(uint32_t m_rows, uint32_t k, uint32_t k0, uint32_t k1,
+                std::vector<word_run>& runs) {
+  runs.clear();
   uint64_t next = 0;  // first word after the last one listed
   for (uint32_t m = 0; m < m_rows; ++m) {
     const uint64_t row = uint64_t{m} * k;
@@ -50,7 +52,6 @@ std::vector<word_run> slice_runs(uint32_t m_rows, uint32_t k, uint32_t k0, uint3
       runs.push_back({wa, wb - wa + 1});
     next = wb + 1;
   }
-  return runs;
 }
 }  // namespace
 
@@ -198,13 +199,16 @@ void gemm_unit::stream_activations(job& jb) {
   matmul::check_l2_range(l2_, "GEMM result", jb.mm->dest_reg, jb.out_words);
   jb.act_bytes.resize(functional ? size_t{jb.act_words} * kWord : 0);
   jb.slice_ready.assign(jb.k_tiles, jb.t0);
-  for (uint32_t i = 0; i < jb.k_tiles; ++i)
-    for (const word_run& run : slice_runs(M, K, i * TK, std::min(K, (i + 1) * TK))) {
+  std::vector<word_run> runs;
+  for (uint32_t i = 0; i < jb.k_tiles; ++i) {
+    slice_runs(M, K, i * TK, std::min(K, (i + 1) * TK), runs);
+    for (const word_run& run : runs) {
       uint8_t* dst = functional ? &jb.act_bytes[size_t(run.first) * kWord] : nullptr;
       jb.slice_ready[i] = std::max(
           jb.slice_ready[i], l2_.read(kPort, static_cast<uint32_t>(jb.mm->src_addr + run.first),
                                       static_cast<uint32_t>(run.words), dst, clock_.local()));
     }
+  }
   jb.out_bytes.resize(functional ? size_t{jb.out_words} * kWord : 0);
   jb.old_ready = jb.t0;
   if (jb.accm)

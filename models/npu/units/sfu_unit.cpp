@@ -39,6 +39,57 @@ float gelu_sigmoid(float x) {
   if (std::isinf(x)) return x > 0 ? x : -0.0f;
   return x / (1.0f + std::exp(-1.702f * x));
 }
+
+// The element stream of one CVO, in whole ticks (exact, as sc_time's own
+// arithmetic is): what stays fixed over the vector ...
+struct stream_shape {
+  uint64_t begin;   // the unit's local time when the operands were asked for
+  uint64_t period;  // one core clock
+  uint64_t pipe;    // function latency + output register
+  uint32_t length;  // elements
+  uint32_t words;   // vector words
+  bool reduce;      // REDUCE_SUM: one result word, after the last element
+  bool read_dst;    // the result also waits for the word at dst
+  const uint64_t* dst_arrival;
+};
+// ... and what moves: when the previous element entered, how long the
+// pipeline waited for input words, and the result words' times.
+struct stream_state {
+  uint64_t entry = 0;
+  uint64_t input_wait = 0;
+  bool first = true;  // no element has entered yet
+  uint64_t* word_out = nullptr;
+};
+
+// Word w enters its elements one per clock, none before the word is `ready`;
+// its result word leaves `pipe` after its last element, one clock after the
+// previous result word at the earliest.
+inline void stream_word(const stream_shape& s, stream_state& st, uint32_t w, uint64_t ready) {
+  const uint32_t count = std::min(kPerWord, s.length - w * kPerWord);
+  const uint64_t free = st.first ? s.begin : st.entry + s.period;
+  if (ready > free) st.input_wait += ready - free;
+  st.entry = st.first ? ready : std::max(st.entry + s.period, ready);
+  st.first = false;
+  st.entry += s.period * (count - 1);  // the word's last element
+  const uint64_t last = st.entry;
+  if (!s.reduce) {
+    uint64_t out = last + s.pipe;
+    if (s.read_dst) out = std::max(out, s.dst_arrival[w]);
+    if (w > 0) out = std::max(out, st.word_out[w - 1] + s.period);
+    st.word_out[w] = out;
+  } else if (w + 1 == s.words) {
+    st.word_out[0] = s.read_dst ? std::max(last + s.pipe, s.dst_arrival[0]) : last + s.pipe;
+  }
+}
+
+// Words [from, to) whose source words' arrivals are all known (`ready`,
+// indexed by word): a loop of its own, so its state stays in registers.
+void stream_words(const stream_shape& s, stream_state& st, uint32_t from, uint32_t to,
+                  const uint64_t* ready) {
+  stream_state local = st;
+  for (uint32_t w = from; w < to; ++w) stream_word(s, local, w, ready[w]);
+  st = local;
+}
 }  // namespace
 
 sfu_unit::sfu_unit(sc_core::sc_module_name name, const sfu_unit_params& params, mem::l2_memory& l2,
@@ -225,57 +276,31 @@ void sfu_unit::run(const isa::cvo_instr& cv, result_stream* chained) {
   };
 
   // 2. Stream the elements: one per clock, each no earlier than its word.
-  // In whole ticks: exact, as sc_time's own arithmetic is.
   const float emax = emax_;
-  uint64_t entry = 0;  // entry of the previous element
-  bool first = true;
-  uint64_t input_wait = 0;  // ticks the pipeline waited for input words
-  const uint64_t word_step = p * (kPerWord - 1);
-  auto enter = [&](uint64_t ready, uint32_t count) {  // `count` elements of one word
-    const uint64_t free = first ? begin : entry + p;
-    if (ready > free) input_wait += ready - free;
-    entry = first ? ready : std::max(entry + p, ready);
-    first = false;
-    entry += count == kPerWord ? word_step : p * (count - 1);
-    return entry;  // entry of the word's last element
-  };
+  word_out_.resize(dst_words);  // every word is written below
+  const stream_shape shape{begin, p, pipe, n, vec_words, reduce, read_dst, dst_arrival_.data()};
+  stream_state st;
+  st.word_out = word_out_.data();
   float multiplier = 1.0f;
   if (scale) {
-    enter(source(0), 1);
+    // The scalar enters first, as one element.
+    const uint64_t ready = source(0);
+    const uint64_t free = begin;
+    if (ready > free) st.input_wait += ready - free;
+    st.entry = ready;
+    st.first = false;
     if (arith) {
       const float s = bf16::to_float(bf16::load(src_buf_.data(), 0));
       multiplier = recip_scale ? (s == 0.0f ? 0.0f : 1.0f / s) : s;  // 1/0 -> 0 (pccx doc)
     }
   }
   const uint8_t* vec = arith ? src_buf_.data() + (scale ? kWord : 0) : nullptr;
-  const uint32_t vec_arrival0 = scale ? 1u : 0u;
-  word_out_.resize(dst_words);  // every word is written below
+  const uint32_t vec_arrival0 = scale ? 1u : 0u;  // the source word of vector word 0
+  const uint64_t* vec_ready = src_arrival_.data() + vec_arrival0;
   float sum = 0.0f;
-  // A vector longer than the stream bridge holds (npu.sfu.max_length; the
-  // strict decoder refuses it) runs in passes: each refill waits for the
-  // previous pass to drain through the pipeline.
-  const uint32_t pass_words = std::max(1u, params_.section.max_length / kPerWord);
-  uint32_t next_chunk = params_.chunk_words, next_pass = pass_words;  // word counters, no division
-  for (uint32_t w = 0; w < vec_words; ++w) {
-    if (w == next_chunk) {
-      next_chunk += params_.chunk_words;
-      if (!reduce) flush(w);  // the previous chunk is done
-    }
-    if (w == next_pass) {
-      next_pass += pass_words;
-      entry += pipe;
-    }
+  // The values of word w's elements (a timing-only L2 has none).
+  auto compute_word = [&](uint32_t w) {
     const uint32_t count = std::min(kPerWord, n - w * kPerWord);
-    const uint64_t last = enter(source(vec_arrival0 + w), count);
-    if (!reduce) {
-      uint64_t out = last + pipe;
-      if (read_dst) out = std::max(out, dst_arrival_[w]);
-      if (w > 0) out = std::max(out, word_out_[w - 1] + p);
-      word_out_[w] = out;
-    } else if (w + 1 == vec_words) {
-      word_out_[0] = read_dst ? std::max(last + pipe, dst_arrival_[0]) : last + pipe;
-    }
-    if (!arith) continue;
     for (uint32_t i = 0; i < count; ++i) {
       float x = bf16::to_float(bf16::load(vec, size_t{w} * kPerWord + i));
       if (sub_emax) x -= emax;
@@ -289,7 +314,39 @@ void sfu_unit::run(const isa::cvo_instr& cv, result_stream* chained) {
       if (accm) y += d;
       bf16::store(dst_buf_.data(), k, bf16::from_float(y));
     }
+  };
+  // Unchained, every source word is in the buffer: the values first, in
+  // element order, so each chunk written below has them.
+  if (arith && !chained)
+    for (uint32_t w = 0; w < vec_words; ++w) compute_word(w);
+  // A vector longer than the stream bridge holds (npu.sfu.max_length; the
+  // strict decoder refuses it) runs in passes: each refill waits for the
+  // previous pass to drain through the pipeline.
+  const uint32_t pass_words = std::max(1u, params_.section.max_length / kPerWord);
+  uint32_t next_chunk = params_.chunk_words, next_pass = pass_words;  // word counters, no division
+  for (uint32_t w = 0; w < vec_words;) {
+    if (w == next_chunk) {
+      next_chunk += params_.chunk_words;
+      if (!reduce) flush(w);  // the previous chunk is done
+    }
+    if (w == next_pass) {
+      next_pass += pass_words;
+      st.entry += pipe;
+    }
+    // The words up to the next chunk or pass boundary.
+    const uint32_t stop = std::min({vec_words, next_chunk, next_pass});
+    if (!chained) {
+      stream_words(shape, st, w, stop, vec_ready);
+      w = stop;
+      continue;
+    }
+    // Chained: each source word as the GEMV delivers it, its values then.
+    for (; w < stop; ++w) {
+      stream_word(shape, st, w, source(vec_arrival0 + w));
+      if (arith) compute_word(w);
+    }
   }
+  const uint64_t input_wait = st.input_wait;
   if (!reduce && arith) {
     // Whole words are written: elements past `length` in the last word are zeroed.
     for (uint32_t k = n; k < vec_words * kPerWord; ++k) bf16::store(dst_buf_.data(), k, 0);

@@ -35,6 +35,20 @@ TEST(SfuTiming, ReduceSumIsLengthPlusItsLatency) {
   EXPECT_EQ(b.l2->statistics(1).words_written, 1u);
 }
 
+TEST(SfuTiming, AVectorLongerThanTheBridgeRunsInPasses) {
+  // 2048 elements through a 512-element stream bridge: four passes, and each
+  // refill waits for the previous pass to drain (latency + output register).
+  sfu_bench_options o;
+  o.sfu.section.max_length = 512;
+  o.sfu.chunk_words = 24;  // chunk and pass boundaries apart and together
+  sfu_bench b(o);
+  sfu_outcome r;
+  b.run([&](sfu_driver& d) { r = d.execute(cvo(UCA_CVO_EXP, kSrc, kDst, 2048)); });
+  ASSERT_EQ(r.err, 0u);
+  EXPECT_DOUBLE_EQ(r.cycles(), kReadPipe + 2048 + 3 * (4 + 1) + 4 + 1);
+  EXPECT_EQ(b.l2->statistics(1).words_written, 256u);
+}
+
 TEST(SfuTiming, LatenciesComeFromTheParams) {
   sfu_bench_options o;
   o.sfu.section.latency_cycles.sin = 30;
