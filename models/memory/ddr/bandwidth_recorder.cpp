@@ -80,6 +80,7 @@ void bandwidth_recorder::reset() {
   window_ = requested_window_;
   window_ticks_ = window_.value();
   window_ns_ = to_ns(window_);
+  forget_last_window();
 }
 
 void bandwidth_recorder::coarsen() {
@@ -91,6 +92,7 @@ void bandwidth_recorder::coarsen() {
   window_ = window_ * 2.0;
   window_ticks_ *= 2;
   window_ns_ *= 2.0;
+  forget_last_window();
 }
 
 void bandwidth_recorder::record(const ddr_access& a) {
@@ -108,6 +110,14 @@ void bandwidth_recorder::record(const ddr_access& a) {
 
 void bandwidth_recorder::spread(size_t port_series, size_t class_series, uint64_t start,
                                 uint64_t end, uint64_t bytes) {
+  // Most transfers fall in the window of the one before: no division.
+  const uint64_t tail = end > start ? end - 1 : start;
+  if (start >= last_window_start_ && tail - last_window_start_ < window_ticks_ &&
+      last_window_ < windows_.size()) {
+    windows_[last_window_][port_series] += bytes;
+    windows_[last_window_][class_series] += bytes;
+    return;
+  }
   while ((end > start ? (end - 1) : start) / window_ticks_ >= max_windows_) coarsen();
   const uint64_t first = start / window_ticks_;
   const uint64_t last = end > start ? (end - 1) / window_ticks_ : first;
@@ -124,6 +134,8 @@ void bandwidth_recorder::spread(size_t port_series, size_t class_series, uint64_
     windows_[w][class_series] += upto - given;
     given = upto;
   }
+  last_window_ = last;
+  last_window_start_ = last * window_ticks_;
 }
 
 uint64_t bandwidth_recorder::window_bytes(ddr_port p, size_t w) const {

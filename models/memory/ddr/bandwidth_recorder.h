@@ -130,6 +130,10 @@ class bandwidth_recorder {
 
   // Doubles the window width: window pairs merge.
   void coarsen();
+  void forget_last_window() {
+    last_window_ = 0;
+    last_window_start_ = ~uint64_t{0};  // no transfer starts there
+  }
 
   sc_core::sc_time window_;
   uint64_t window_ticks_;
@@ -142,6 +146,9 @@ class bandwidth_recorder {
   std::array<traffic_totals, kTrafficClasses> classes_;
   traffic_totals total_;
   window_series windows_;
+  // The window the last transfer ended in, and its first tick.
+  size_t last_window_ = 0;
+  uint64_t last_window_start_ = ~uint64_t{0};
 };
 
 }  // namespace pccx::mem

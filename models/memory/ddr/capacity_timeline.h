@@ -68,6 +68,8 @@ class capacity_timeline {
   double ticks_per_second_;
   std::vector<breakpoint> level_;  // sorted by t; 0 is promised before the first
   std::vector<piece> pieces_;      // scratch of reserve()
+  int64_t append_rate_ = 0;        // append()'s last rate, and it in bytes per tick
+  double append_bytes_per_tick_ = 0;
 };
 
 }  // namespace pccx::mem

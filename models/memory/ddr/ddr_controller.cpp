@@ -168,8 +168,13 @@ void ddr_controller::b_transport(int id, tlm::tlm_generic_payload& tr, sc_time& 
   a.completion = a.end + (write ? params_.write_latency : params_.read_latency);
   // Waiting to start, plus the time the transfer took beyond what its port
   // alone would need (both in whole ticks, as the timeline rounds).
-  const uint64_t at_cap =
-      round_ticks(static_cast<double>(length) / params_.port_cap_bytes_per_s[id] / tick_s_);
+  at_cap_memo& memo = at_cap_[static_cast<size_t>(id)];
+  if (memo.bytes != length) {
+    memo.bytes = length;
+    memo.ticks =
+        round_ticks(static_cast<double>(length) / params_.port_cap_bytes_per_s[id] / tick_s_);
+  }
+  const uint64_t at_cap = memo.ticks;
   const uint64_t took = (a.end - a.start).value();  // front end and DRAM
   a.queueing = (a.start - a.arrival) + sc_time::from_value(took > at_cap ? took - at_cap : 0);
   a.port_wait = g.ready - a.arrival;

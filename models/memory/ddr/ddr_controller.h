@@ -100,6 +100,13 @@ class ddr_controller : public sc_core::sc_module {
   bandwidth_recorder recorder_;
   std::unique_ptr<bandwidth_recorder> plot_recorder_;
   sc_core::sc_time forgotten_before_;  // the kernel time of the last forget_before
+  // Per port, the last transfer's length and the ticks it takes at the
+  // port's cap: a port mostly repeats its length (a 2-D descriptor's rows).
+  struct at_cap_memo {
+    uint64_t bytes = 0;
+    uint64_t ticks = 0;
+  };
+  std::array<at_cap_memo, kDdrPorts> at_cap_{};
   backing_store store_;
   std::unique_ptr<dram_scheduler> dram_;
   trace::jsonl_trace* trace_ = nullptr;

@@ -8,6 +8,7 @@
 #include <fstream>
 #include <map>
 #include <memory>
+#include <random>
 #include <sstream>
 
 #include "ddr_test_bench.h"
@@ -192,6 +193,62 @@ TEST(DdrRecorder, SummaryCarriesTheEfficiencyBreakdown) {
 // which window was asked for.
 // The plots' series: a cap of a few windows makes the window follow the
 // run's length, short run or long, every byte kept.
+// Transfers mostly inside one window, some across several and some back in
+// an earlier one: each window holds the bytes moved in it (the bytes moved
+// by the end of a window rounded down, the rest in the last).
+TEST(BandwidthRecorder, EveryTransferLandsInTheWindowsItSpans) {
+  const uint64_t window_ticks = sc_core::sc_time(100, sc_core::SC_NS).value();
+  mem::bandwidth_recorder rec(sc_core::sc_time(100, sc_core::SC_NS), 19.2e9, 10.97e9);
+  std::map<uint64_t, uint64_t> expected;  // window -> bytes of hp0
+  std::mt19937_64 rng(5);
+  uint64_t t = 0;
+  for (int i = 0; i < 5000; ++i) {
+    const uint64_t pick = rng() % 10;
+    uint64_t start = t + rng() % (window_ticks / 8);
+    if (pick == 0 && start > 3 * window_ticks) start -= 3 * window_ticks;  // an earlier window
+    const uint64_t span = pick == 1 ? window_ticks * (1 + rng() % 3) : rng() % (window_ticks / 4);
+    const uint64_t end = start + span;
+    const uint64_t bytes = 16 + rng() % 4096;
+    t = std::max(t, start);
+    mem::ddr_access a;
+    a.port = ddr_port::hp0;
+    a.cls = traffic_class::weights;
+    a.bytes = bytes;
+    a.arrival = a.start = sc_core::sc_time::from_value(start);
+    a.end = a.completion = sc_core::sc_time::from_value(end);
+    rec.record(a);
+    const uint64_t first = start / window_ticks,
+                   last = (end > start ? end - 1 : start) / window_ticks;
+    uint64_t given = 0;
+    for (uint64_t w = first; w <= last; ++w) {
+      const uint64_t upto =
+          w == last ? bytes
+                    : static_cast<uint64_t>(static_cast<unsigned __int128>(bytes) *
+                                            ((w + 1) * window_ticks - start) / (end - start));
+      expected[w] += upto - given;
+      given = upto;
+    }
+  }
+  ASSERT_EQ(rec.window(), sc_core::sc_time(100, sc_core::SC_NS));  // not coarsened
+  for (size_t w = 0; w < rec.window_count(); ++w) {
+    const auto it = expected.find(w);
+    ASSERT_EQ(rec.window_bytes(ddr_port::hp0, w), it == expected.end() ? 0 : it->second) << w;
+    ASSERT_EQ(rec.window_bytes(traffic_class::weights, w), it == expected.end() ? 0 : it->second)
+        << w;
+  }
+  // After a reset the same windows start from nothing.
+  rec.reset();
+  mem::ddr_access a;
+  a.port = ddr_port::hp0;
+  a.cls = traffic_class::weights;
+  a.bytes = 64;
+  a.arrival = a.start = sc_core::sc_time(10, sc_core::SC_NS);
+  a.end = a.completion = sc_core::sc_time(20, sc_core::SC_NS);
+  rec.record(a);
+  EXPECT_EQ(rec.window_count(), 1u);
+  EXPECT_EQ(rec.window_bytes(ddr_port::hp0, 0), 64u);
+}
+
 TEST(BandwidthRecorder, ASmallWindowCapMakesTheWindowFollowTheRunsLength) {
   for (const double end_us : {2.0, 700.0, 300000.0}) {
     mem::bandwidth_recorder rec(sc_core::sc_time(10, sc_core::SC_NS), 19.2e9, 10.97e9, 2048);
