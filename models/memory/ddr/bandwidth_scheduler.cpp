@@ -23,9 +23,9 @@ sc_core::sc_time bandwidth_scheduler::port_busy_until(ddr_port p) const {
   return sc_core::sc_time::from_value(ports_[static_cast<size_t>(p)].busy_until);
 }
 
-void bandwidth_scheduler::extend(ddr_port port, const sc_core::sc_time& end) {
+void bandwidth_scheduler::extend(ddr_port port, uint64_t end) {
   port_state& s = ports_[static_cast<size_t>(port)];
-  s.last_end = std::max<uint64_t>(s.last_end, end.value());
+  s.last_end = std::max<uint64_t>(s.last_end, end);
 }
 
 void bandwidth_scheduler::forget_before(const sc_core::sc_time& now) {
@@ -119,8 +119,7 @@ ddr_grant bandwidth_scheduler::schedule(ddr_port port, bool write, const sc_core
   me.busy_until = iv.end;
   me.write = write;
 
-  return {sc_core::sc_time::from_value(ready), sc_core::sc_time::from_value(iv.start),
-          sc_core::sc_time::from_value(iv.end), share};
+  return {ready, iv.start, iv.end, share};
 }
 
 }  // namespace pccx::mem

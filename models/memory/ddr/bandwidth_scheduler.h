@@ -32,10 +32,12 @@
 
 namespace pccx::mem {
 
+// In kernel ticks (sc_time::value()), as the scheduler computes them: the
+// controller makes sc_time of what it keeps.
 struct ddr_grant {
-  sc_core::sc_time ready;    // max(arrival, the port's busy-until): the port is free
-  sc_core::sc_time start;    // first byte moves
-  sc_core::sc_time end;      // last byte moved; the port is free again
+  uint64_t ready;            // max(arrival, the port's busy-until): the port is free
+  uint64_t start;            // first byte moves
+  uint64_t end;              // last byte moved; the port is free again
   double share_bytes_per_s;  // rate the policy gave (before the timeline)
 };
 
@@ -47,7 +49,7 @@ class bandwidth_scheduler {
   // The port's transfer really ended at `end` (the DRAM behind the front
   // end took longer than the front end's reservation): a next transfer that
   // arrives then still counts as back to back.
-  void extend(ddr_port port, const sc_core::sc_time& end);
+  void extend(ddr_port port, uint64_t end);
   // No arrival can be earlier than `now` any more (the kernel's time).
   void forget_before(const sc_core::sc_time& now);
 

@@ -148,8 +148,7 @@ void ddr_controller::b_transport(int id, tlm::tlm_generic_payload& tr, sc_time& 
   a.bytes = length;
   a.arrival = now + delay;
   const ddr_grant g = scheduler_.schedule(port, write, a.arrival, length);
-  a.start = g.start;
-  a.end = g.end;
+  uint64_t end = g.end;
   if (dram_) {
     // The DRAM has the request when it arrives (the controller queues it
     // while the port moves earlier data); the transfer cannot end before the
@@ -161,10 +160,11 @@ void ddr_controller::b_transport(int id, tlm::tlm_generic_payload& tr, sc_time& 
     const double done_ns =
         write ? dram_->write(port, ext->cls, offset, length, arrived_ns)
               : dram_->read(port, ext->cls, offset, length, arrived_ns).data_end_ns;
-    const uint64_t done = ns_ticks_(done_ns);
-    if (done > a.end.value()) a.end = sc_time::from_value(done);
-    scheduler_.extend(port, a.end);
+    end = std::max(end, ns_ticks_(done_ns));
+    scheduler_.extend(port, end);
   }
+  a.start = sc_time::from_value(g.start);
+  a.end = sc_time::from_value(end);
   a.completion = a.end + (write ? params_.write_latency : params_.read_latency);
   // Waiting to start, plus the time the transfer took beyond what its port
   // alone would need (both in whole ticks, as the timeline rounds).
@@ -175,9 +175,11 @@ void ddr_controller::b_transport(int id, tlm::tlm_generic_payload& tr, sc_time& 
         round_ticks(static_cast<double>(length) / params_.port_cap_bytes_per_s[id] / tick_s_);
   }
   const uint64_t at_cap = memo.ticks;
-  const uint64_t took = (a.end - a.start).value();  // front end and DRAM
-  a.queueing = (a.start - a.arrival) + sc_time::from_value(took > at_cap ? took - at_cap : 0);
-  a.port_wait = g.ready - a.arrival;
+  const uint64_t took = end - g.start;  // front end and DRAM
+  a.queueing = a.start - a.arrival;
+  if (took > at_cap) a.queueing += sc_time::from_value(took - at_cap);
+  const uint64_t arrived = a.arrival.value();
+  a.port_wait = g.ready == arrived ? sc_core::SC_ZERO_TIME : sc_time::from_value(g.ready - arrived);
 
   recorder_.record(a);
   if (plot_recorder_) plot_recorder_->record(a);
