@@ -60,18 +60,20 @@ int64_t dram_rank::clearance(const interval& a, const interval& b) const {
 }
 
 dram_rank::bus_iterator dram_rank::first_ending_after(int64_t clock) {
+  // In time order (the common case) nothing booked ends after the clock.
+  if (bus_.empty() || bus_.back().end <= clock) return bus_.end();
   return std::upper_bound(bus_.begin(), bus_.end(), clock,
                           [](int64_t t, const interval& iv) { return t < iv.end; });
 }
 
-int64_t dram_rank::free_slot(int64_t from, const interval& data) const {
+dram_rank::slot dram_rank::free_slot(int64_t from, const interval& data) {
   const auto refi = static_cast<int64_t>(t_.refi);
   const int64_t span = data.end - data.start;
   int64_t c = from;
   // The first reservation ending after `from`; c only grows from there, so
-  // the loop walks on from it.
-  auto it = std::upper_bound(bus_.begin(), bus_.end(), from,
-                             [](int64_t t, const interval& iv) { return t < iv.end; });
+  // the loop walks on from it, and it is the first ending after c when c
+  // is returned.
+  auto it = first_ending_after(from);
   for (int guard = 0;; ++guard) {
     c = refresh_window_end(c);
     while (it != bus_.end() && it->end <= c) ++it;
@@ -89,9 +91,12 @@ int64_t dram_rank::free_slot(int64_t from, const interval& data) const {
       c = next_refresh + t_.rfc;
       continue;
     }
-    if (it == bus_.end() || c + span + clearance(data, *it) <= it->start) return c;
+    if (it == bus_.end() || c + span + clearance(data, *it) <= it->start) return {c, it};
     c = it->end;
-    if (guard > 1 << 20) return std::max(c, bus_.back().end + int64_t{t_.rfc});
+    if (guard > 1 << 20) {
+      c = std::max(c, bus_.back().end + int64_t{t_.rfc});
+      return {c, first_ending_after(c)};
+    }
   }
 }
 
@@ -220,9 +225,14 @@ int64_t dram_rank::activate(uint32_t group, bank_state& k, int64_t at, int64_t& 
   // An activate pushed into a refresh window waits for its end.
   while (refresh_window_end(act) != act) act = activate_slot(refresh_window_end(act), group);
   held += act - bank_ok;
-  const auto pos = std::upper_bound(acts_.begin(), acts_.end(), act,
-                                    [](int64_t c, const activate_record& r) { return c < r.clock; });
-  acts_.insert(pos, activate_record{act, group});
+  if (acts_.empty() || acts_.back().clock <= act) {
+    acts_.push_back({act, group});  // in time order, the common case
+  } else {
+    const auto pos =
+        std::upper_bound(acts_.begin(), acts_.end(), act,
+                         [](int64_t c, const activate_record& r) { return c < r.clock; });
+    acts_.insert(pos, activate_record{act, group});
+  }
   if (open_rows_ == 0) precharged_ += std::max<int64_t>(0, act - closed_since_);
   ++open_rows_;
   ++commands_.activates;
@@ -286,15 +296,17 @@ dram_rank::access dram_rank::serve_block(bool write, uint32_t bank, uint32_t row
   const int64_t rows = std::max(first_ready, last_ready - interval_clocks);
   const int64_t c_rows = std::max(earliest, rows);
   const interval shape{0, stream, write, first_group, last_group};
-  const int64_t data_start = free_slot(c_rows + lat, shape);
+  const slot found = free_slot(c_rows + lat, shape);
+  const int64_t data_start = found.start;
   const int64_t c0 = data_start - lat;
 
   // Where the bus's time went: an idle stretch of the bus before this data,
   // while the request was waiting (after its own latency), goes to the
   // constraint that set the start; the stream beyond BL/2 per burst to the
   // column spacing.
-  // One search serves the idle-time attribution and the reservation below.
-  const bus_iterator after = first_ending_after(data_start);
+  // One search served the slot, the idle-time attribution and the
+  // reservation below.
+  const bus_iterator after = found.after;
   const interval* before = after == bus_.begin() ? nullptr : &*std::prev(after);
   // Each idle clock is attributed once: a request placed into a gap before
   // one already served does not count that gap again.

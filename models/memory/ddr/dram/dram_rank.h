@@ -121,12 +121,18 @@ class dram_rank {
   int64_t activate_slot(int64_t from, uint32_t group) const;
   // The same placed after every activate so far (time order).
   int64_t activate_after_last(int64_t from, uint32_t group) const;
+  using bus_iterator = std::vector<interval>::iterator;
   // First clock >= from at which [c, c + span) is free of bus reservations
-  // and refresh windows, with the turnaround to the data on either side.
-  int64_t free_slot(int64_t from, const interval& data) const;
+  // and refresh windows, with the turnaround to the data on either side;
+  // `after`: the first reservation ending after it (first_ending_after),
+  // which the search has found on its way.
+  struct slot {
+    int64_t start;
+    bus_iterator after;
+  };
+  slot free_slot(int64_t from, const interval& data);
   // Idle clocks the bus needs between data `a` and data `b` after it.
   int64_t clearance(const interval& a, const interval& b) const;
-  using bus_iterator = std::vector<interval>::iterator;
   bus_iterator first_ending_after(int64_t clock);
   int64_t refresh_window_end(int64_t clock) const;  // clock itself when outside a window
   // clock / tREFI x tREFI: where the refresh period holding `clock` starts
