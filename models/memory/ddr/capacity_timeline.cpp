@@ -47,7 +47,7 @@ capacity_timeline::interval capacity_timeline::reserve(uint64_t from, uint64_t b
         out.start = t;
         started = true;
       }
-      const double bytes_per_tick = static_cast<double>(r) / ticks_per_second_;
+      const double bytes_per_tick = per_tick(r);
       const double need = left / bytes_per_tick;
       uint64_t dt = round_ticks(need);
       if (dt == 0 && pieces_.empty()) dt = 1;  // a transfer takes at least one tick
@@ -79,11 +79,7 @@ capacity_timeline::interval capacity_timeline::append(uint64_t from, uint64_t by
   // Nothing is promised from `from` on (the last breakpoint's level is 0),
   // so the transfer runs at r from `from`, and the breakpoints the general
   // path would split, add and merge are pushed in their final form.
-  if (r != append_rate_) {  // a port's transfers mostly ask the same rate
-    append_rate_ = r;
-    append_bytes_per_tick_ = static_cast<double>(r) / ticks_per_second_;
-  }
-  uint64_t dt = round_ticks(static_cast<double>(bytes) / append_bytes_per_tick_);
+  uint64_t dt = round_ticks(static_cast<double>(bytes) / per_tick(r));
   if (dt == 0) dt = 1;  // a transfer takes at least one tick
   if (!level_.empty() && level_.back().t == from) level_.pop_back();  // its level 0 becomes r
   // A reservation of the same rate ending at `from` continues through it.

@@ -51,6 +51,14 @@ class capacity_timeline {
   // reserve() from at or after the last breakpoint, at rate r (> 0): the
   // common case of a transfer that starts when all before it have ended.
   interval append(uint64_t from, uint64_t bytes, int64_t r);
+  // `rate` (bytes/s) in bytes per tick.
+  double per_tick(int64_t rate) {
+    if (rate != last_rate_) {
+      last_rate_ = rate;
+      last_per_tick_ = static_cast<double>(rate) / ticks_per_second_;
+    }
+    return last_per_tick_;
+  }
 
   // Adds `rate` over [a, b); no breakpoint before index `from` is at or
   // after a.
@@ -68,8 +76,10 @@ class capacity_timeline {
   double ticks_per_second_;
   std::vector<breakpoint> level_;  // sorted by t; 0 is promised before the first
   std::vector<piece> pieces_;      // scratch of reserve()
-  int64_t append_rate_ = 0;        // append()'s last rate, and it in bytes per tick
-  double append_bytes_per_tick_ = 0;
+  // per_tick()'s last rate and its answer: a port's transfers mostly ask
+  // the same rate, so the division is kept.
+  int64_t last_rate_ = 0;
+  double last_per_tick_ = 0;
 };
 
 }  // namespace pccx::mem
