@@ -166,10 +166,11 @@ void sfu_unit::read_words(uint32_t first, uint32_t words, uint8_t* buf,
     const uint32_t n = std::min(params_.chunk_words, words - done);
     const sc_time last = l2_.read(kPort, first + done, n,
                                   buf ? buf + size_t{done} * kWord : nullptr, clock_.local());
-    // One clock apart, the last at `last` (whole ticks: as exact as the
-    // product, without a double per word).
-    arrival[done + n - 1] = last.value();
-    for (uint32_t i = n - 1; i-- > 0;) arrival[done + i] = arrival[done + i + 1] - step;
+    // One clock apart, the last at `last` (whole ticks, counted from the
+    // chunk's first word so that the loop has no chain to wait on).
+    const uint64_t first_at = last.value() - step * (n - 1);
+    uint64_t* chunk = arrival.data() + done;
+    for (uint32_t i = 0; i < n; ++i) chunk[i] = first_at + step * i;
     stats_.words_read += n;
     done += n;
     clock_.advance_to(last - latency);  // the port is free once the last address went out
