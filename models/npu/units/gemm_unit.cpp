@@ -339,8 +339,13 @@ void gemm_unit::write_results(job& jb) {
   const std::vector<uint32_t>& begin = scratch_.tile_begin;
   const std::vector<uint32_t>& words = scratch_.tile_words;
   tile_of.resize(jb.out_words);
+  // A row of whole words (N a multiple of 8) gives every row the same
+  // pattern: the first row's answers are copied, not divided for again.
+  const uint32_t row_words = N % kPerWord == 0 ? N / kPerWord : 0;
   for (uint32_t wd = 0; wd < jb.out_words; ++wd)
-    tile_of[wd] = matmul::last_column_of_word(wd, uint64_t{M} * N, N) / jb.TN;
+    tile_of[wd] = row_words && wd >= row_words
+                      ? tile_of[wd - row_words]
+                      : matmul::last_column_of_word(wd, uint64_t{M} * N, N) / jb.TN;
   matmul::group_words_by_step(tile_of, jb.n_tiles, scratch_.tile_begin, scratch_.tile_words,
                               scratch_.fill);
   for (uint32_t j = 0; j < jb.n_tiles; ++j) {
