@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <stdexcept>
+#include <string>
 
 namespace pccx::mem {
 
@@ -24,6 +25,10 @@ dram_rank::dram_rank(const dram_timing& timing, const address_map& map, config::
   if (groups_count_ > kMaxGroups) throw std::invalid_argument("DRAM: more than 8 bank groups");
   const uint64_t burst = t_.burst_bytes;
   if (burst == 0) throw std::invalid_argument("DRAM: a burst of 0 bytes");
+  if ((burst & (burst - 1)) != 0)
+    throw std::invalid_argument("DRAM: a burst of " + std::to_string(burst) +
+                                " bytes is not a power of two");
+  while ((uint64_t{1} << burst_shift_) < burst) ++burst_shift_;
   block_bursts_ = std::max<uint64_t>(1, map_.block_bytes() / burst);
   for (uint32_t bit : map_.bank_group_bits())
     group_period_ = std::max<uint64_t>(group_period_, (uint64_t{2} << bit) / burst);
@@ -353,8 +358,8 @@ dram_rank::access dram_rank::serve_block(bool write, uint32_t bank, uint32_t row
 dram_rank::access dram_rank::serve(bool write, uint64_t offset, uint64_t bytes, int64_t earliest) {
   const uint64_t burst = t_.burst_bytes;
   const uint64_t block_bursts = block_bursts_, period = group_period_;
-  uint64_t b = offset / burst;
-  const uint64_t end = (offset + bytes + burst - 1) / burst;
+  uint64_t b = burst_of(offset);
+  const uint64_t end = burst_of(offset + bytes + burst - 1);
   if (end == b + 1) {
     // One burst (a small read, such as a weight row's scales): one block
     // in one bank group, without the splitting below.

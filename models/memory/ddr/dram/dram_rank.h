@@ -81,6 +81,9 @@ class dram_rank {
   int64_t precharged_clocks(int64_t until) const;
   int64_t refresh_start(int64_t k) const { return k * static_cast<int64_t>(t_.refi); }
   const dram_timing& timing() const { return t_; }
+  // The burst holding byte `offset`: offset / burst bytes, as a shift (a
+  // burst is a power of two bytes), not a division per transaction.
+  uint64_t burst_of(uint64_t offset) const { return offset >> burst_shift_; }
   const address_map& map() const { return map_; }
   size_t bus_intervals() const { return bus_.size(); }
 
@@ -154,6 +157,7 @@ class dram_rank {
   void note_all_closed(int64_t clock);
 
   dram_timing t_;
+  unsigned burst_shift_ = 0;          // log2 of the burst bytes
   int64_t refi_;                      // tREFI in clocks
   mutable int64_t period_start_ = 0;  // period_start()'s last answer
   address_map map_;

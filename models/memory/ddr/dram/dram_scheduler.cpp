@@ -25,20 +25,18 @@ void dram_scheduler::account(ddr_port port, traffic_class cls, const dram_rank::
   }
 }
 
-namespace {
-uint32_t bursts_of(uint64_t offset, uint64_t bytes, uint32_t burst_bytes) {
-  return static_cast<uint32_t>((offset + bytes + burst_bytes - 1) / burst_bytes -
-                               offset / burst_bytes);
-}
-}  // namespace
-
 dram_scheduler::read_result dram_scheduler::read(ddr_port port, traffic_class cls,
                                                  uint64_t offset, uint64_t bytes,
                                                  double earliest_ns) {
   const dram_rank::access a = rank_.serve(false, offset, bytes, clocks(earliest_ns));
-  account(port, cls, a, bursts_of(offset, bytes, timing_.burst_bytes), false);
+  account(port, cls, a, bursts_of(offset, bytes), false);
   return {timing_.ns(static_cast<uint64_t>(a.data_start)),
           timing_.ns(static_cast<uint64_t>(a.data_end))};
+}
+
+uint32_t dram_scheduler::bursts_of(uint64_t offset, uint64_t bytes) const {
+  return static_cast<uint32_t>(rank_.burst_of(offset + bytes + timing_.burst_bytes - 1) -
+                               rank_.burst_of(offset));
 }
 
 size_t dram_scheduler::next_write(int64_t clock) const {
@@ -71,7 +69,7 @@ double dram_scheduler::drain(double at_ns, uint32_t down_to) {
 double dram_scheduler::write(ddr_port port, traffic_class cls, uint64_t offset, uint64_t bytes,
                              double arrival_ns) {
   const auto& wb = config_.write_buffer;
-  const uint32_t bursts = bursts_of(offset, bytes, timing_.burst_bytes);
+  const uint32_t bursts = bursts_of(offset, bytes);
   double accepted = arrival_ns;
   // A write larger than the buffer, or one that does not fit: make room.
   if (pending_bursts_ + bursts > wb.entries)

@@ -74,6 +74,8 @@ class dram_scheduler {
   // The buffered write a drain at `clock` sends next (index into pending_).
   size_t next_write(int64_t clock) const;
   int64_t clocks(double ns) const;
+  // Bursts of [offset, offset + bytes).
+  uint32_t bursts_of(uint64_t offset, uint64_t bytes) const;
   void account(ddr_port port, traffic_class cls, const dram_rank::access& a, uint32_t bursts,
                bool write);
   double drain(double at_ns, uint32_t down_to);

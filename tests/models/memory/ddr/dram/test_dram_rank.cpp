@@ -164,3 +164,22 @@ TEST(DramRank, ClosedPagePolicyOpensARowPerAccess) {
   EXPECT_EQ(misses, 8u);  // a row per bank per group: 4 banks x 2 groups
   EXPECT_EQ(hits, 24u);
 }
+
+// A transaction's bursts are counted by a shift (the configuration allows
+// only power-of-two bursts): the same as dividing, for every burst size.
+TEST(DramRank, BurstsAreCountedWhateverTheBurstSize) {
+  config::ddr_config narrow, wide;
+  narrow.bus_bits = 32;  // 32-byte bursts
+  wide.bus_bits = 128;
+  wide.burst_length = 16;  // 256-byte bursts
+  for (const config::ddr_config& c : {config::ddr_config{}, narrow, wide}) {
+    rank_bench b(c);
+    const uint64_t burst = c.burst_bytes();
+    ASSERT_EQ(b.t.burst_bytes, burst);
+    std::mt19937_64 rng(3);
+    for (int i = 0; i < 10000; ++i) {
+      const uint64_t offset = rng() % (uint64_t{1} << 32);
+      ASSERT_EQ(b.rank.burst_of(offset), offset / burst) << burst << " " << offset;
+    }
+  }
+}
