@@ -118,9 +118,9 @@ void bandwidth_recorder::spread(size_t port_series, size_t class_series, uint64_
     windows_[last_window_][class_series] += bytes;
     return;
   }
-  while ((end > start ? (end - 1) : start) / window_ticks_ >= max_windows_) coarsen();
+  while (tail / window_ticks_ >= max_windows_) coarsen();
   const uint64_t first = start / window_ticks_;
-  const uint64_t last = end > start ? (end - 1) / window_ticks_ : first;
+  const uint64_t last = tail / window_ticks_;
   if (windows_.size() <= last) windows_.grow_to(last + 1);
   uint64_t given = 0;
   for (uint64_t w = first; w <= last; ++w) {

@@ -61,17 +61,21 @@ struct stream_state {
   uint64_t* word_out = nullptr;
 };
 
-// Word w enters its elements one per clock, none before the word is `ready`;
-// its result word leaves `pipe` after its last element, one clock after the
-// previous result word at the earliest.
-inline void stream_word(const stream_shape& s, stream_state& st, uint32_t w, uint64_t ready) {
-  const uint32_t count = std::min(kPerWord, s.length - w * kPerWord);
+// `count` elements of one word enter one per clock, none before the word
+// is `ready`; returns the entry of the last.
+inline uint64_t enter(const stream_shape& s, stream_state& st, uint64_t ready, uint32_t count) {
   const uint64_t free = st.first ? s.begin : st.entry + s.period;
   if (ready > free) st.input_wait += ready - free;
   st.entry = st.first ? ready : std::max(st.entry + s.period, ready);
   st.first = false;
-  st.entry += s.period * (count - 1);  // the word's last element
-  const uint64_t last = st.entry;
+  st.entry += s.period * (count - 1);
+  return st.entry;
+}
+
+// Word w's elements enter; its result word leaves `pipe` after the last of
+// them, one clock after the previous result word at the earliest.
+inline void stream_word(const stream_shape& s, stream_state& st, uint32_t w, uint64_t ready) {
+  const uint64_t last = enter(s, st, ready, std::min(kPerWord, s.length - w * kPerWord));
   if (!s.reduce) {
     uint64_t out = last + s.pipe;
     if (s.read_dst) out = std::max(out, s.dst_arrival[w]);
@@ -284,12 +288,7 @@ void sfu_unit::run(const isa::cvo_instr& cv, result_stream* chained) {
   st.word_out = word_out_.data();
   float multiplier = 1.0f;
   if (scale) {
-    // The scalar enters first, as one element.
-    const uint64_t ready = source(0);
-    const uint64_t free = begin;
-    if (ready > free) st.input_wait += ready - free;
-    st.entry = ready;
-    st.first = false;
+    enter(shape, st, source(0), 1);  // the scalar enters first, as one element
     if (arith) {
       const float s = bf16::to_float(bf16::load(src_buf_.data(), 0));
       multiplier = recip_scale ? (s == 0.0f ? 0.0f : 1.0f / s) : s;  // 1/0 -> 0 (pccx doc)
