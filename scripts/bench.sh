@@ -10,6 +10,9 @@
 #
 #   scripts/bench.sh                 build (Release) if needed, then measure
 #   scripts/bench.sh --exe PATH      measure another pccx-vp binary
+#   scripts/bench.sh --pgo           build with profile-guided optimisation, as
+#                                    scripts/build.sh fast does (training runs
+#                                    included: about twice the build)
 #   scripts/bench.sh --before PATH   also measure an earlier pccx-vp binary in
 #                                    the same run (each repeat runs both, one
 #                                    after the other) and print the speedups
@@ -41,6 +44,7 @@ elf=""
 table=1
 prefill=1
 micro=0
+pgo=0
 repeat=3
 while [ $# -gt 0 ]; do
   case "$1" in
@@ -55,9 +59,10 @@ while [ $# -gt 0 ]; do
     --no-table) table=0; shift ;;
     --no-prefill) prefill=0; shift ;;
     --micro) micro=1; shift ;;
+    --pgo) pgo=1; shift ;;
     --repeat) repeat="$2"; shift 2 ;;
     *) echo "usage: scripts/bench.sh [--exe PATH] [--before PATH | --before-rev REV] [--elf PATH]" \
-            "[--no-table] [--no-prefill] [--micro] [--repeat N]" >&2
+            "[--no-table] [--no-prefill] [--micro] [--pgo] [--repeat N]" >&2
        exit 2 ;;
   esac
 done
@@ -67,6 +72,10 @@ case "$repeat" in
 esac
 if [ -n "$before" ] && [ -n "$before_rev" ]; then
   echo "bench.sh: --before and --before-rev name the same binary: give one" >&2
+  exit 2
+fi
+if [ -n "$exe" ] && [ "$pgo" = 1 ]; then
+  echo "bench.sh: --pgo builds the binary it measures; --exe names one already built: give one" >&2
   exit 2
 fi
 if [ -n "$before_rev" ] &&
@@ -80,8 +89,14 @@ if [ -z "$exe" ]; then
   source "$root/scripts/lib/install_missing.sh"
   install_missing build-essential cmake pkg-config libsystemc-dev nlohmann-json3-dev \
     libboost-program-options-dev libbenchmark-dev libunicorn-dev gcc-aarch64-linux-gnu
-  cmake -S "$root" -B "$build" -DCMAKE_BUILD_TYPE=Release -DPCCX_BUILD_TESTS=OFF \
-    -DPCCX_BUILD_BENCH=ON >/dev/null
+  if [ "$pgo" = 1 ]; then
+    # shellcheck source=SCRIPTDIR/lib/pgo_build.sh
+    source "$root/scripts/lib/pgo_build.sh"
+    pgo_build "$root" "$build" -DPCCX_BUILD_BENCH=ON >/dev/null
+  else
+    cmake -S "$root" -B "$build" -DCMAKE_BUILD_TYPE=Release -DPCCX_BUILD_TESTS=OFF \
+      -DPCCX_BUILD_BENCH=ON -DPCCX_PGO=OFF >/dev/null
+  fi
   cmake --build "$build" -j "$(nproc 2>/dev/null || echo 2)" >/dev/null
   exe="$build/platform/app/pccx-vp"
 fi
@@ -157,6 +172,9 @@ declare -A formats=(
 echo "pccx-vp macro benchmark: $(nproc 2>/dev/null || echo '?') cores, $(uname -m)," \
   "$(sed -n 's/^model name[[:space:]]*: //p' /proc/cpuinfo 2>/dev/null | head -n 1)"
 echo "binary: $exe"
+if [ "$pgo" = 1 ]; then
+  echo "build: link-time and profile-guided optimisation (scripts/build.sh fast)"
+fi
 [ -n "$before" ] && echo "before: $before"
 echo "Gemma 3n E4B decode, timing mode, $tokens tokens per run, default platform," \
   "fastest of $repeat runs (spread: slowest / fastest)"
