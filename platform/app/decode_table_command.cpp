@@ -74,95 +74,132 @@ std::vector<std::size_t> identical_runs(const std::vector<Job>& jobs, bool keep_
   return same_as;
 }
 
-std::size_t run_prefill_table(const cli_options& opts, const workload::decode_table& decode,
-                              const std::string& dir, std::size_t jobs_requested) {
-  const auto cells = workload::prefill_cells(decode.sweep, decode.base);
-  if (cells.empty()) return 0;
-  const std::string cell_dir = dir + "/cells";
+// The prefill table's sampled chunks. They are planned before any child
+// starts, so that they and the decode cells share one pool of processes:
+// the chunks (about a second each) go first and the shorter decode cells
+// fill the last gaps, rather than each table leaving a core idle at its end.
+class prefill_run {
+ public:
+  prefill_run(const cli_options& opts, const workload::decode_table& decode, const std::string& dir)
+      : opts_(opts),
+        sweep_(decode.sweep),
+        base_(decode.base),
+        dir_(dir),
+        cell_dir_(dir + "/cells"),
+        cells_(workload::prefill_cells(decode.sweep, decode.base)) {
+    if (cells_.empty()) return;
+    for (std::size_t c = 0; c < cells_.size(); ++c)
+      for (std::size_t i = 0; i < cells_[c].samples.size(); ++i) {
+        sample_job j{c, i, cells_[c].sample_id(i), {}, {}};
+        j.args = workload::prefill_args(sweep_, cells_[c], i, base_, json_of(j.id));
+        if (opts.keep_outputs) j.args = workload::outputs_in(j.args, cell_dir_ + "/" + j.id);
+        j.fingerprint = command_fingerprint(j.args);
+        samples_.push_back(std::move(j));
+      }
+    // Samples whose runs are the same command (a strategy whose ring does not
+    // follow the prompt samples the same chunks at every prompt) run once.
+    same_as_ = identical_runs(samples_, opts.keep_outputs);
+    docs_.resize(samples_.size());
+    for (std::size_t k = 0; k < samples_.size(); ++k) {
+      const auto record =
+          opts.resume ? completed(marker_of(k), samples_[k].fingerprint) : std::nullopt;
+      const nlohmann::json doc = record ? record->value("doc", nlohmann::json()) : nlohmann::json();
+      const std::string status = doc.is_object() ? doc.value("status", std::string()) : "";
+      if (status == "ok" || status == "does_not_fit")
+        docs_[k] = doc;
+      else if (same_as_[k] == k)
+        to_run_.push_back(k);
+    }
+  }
+
+  void announce() const {
+    if (cells_.empty()) return;
+    std::cerr << "pccx-vp: decode-table: prefill table: " << cells_.size() << " cells, "
+              << samples_.size() << " sampled chunks (" << to_run_.size() << " to run)\n";
+  }
+
+  std::size_t size() const { return to_run_.size(); }  // chunks to simulate
+
+  child_job prepare(std::size_t j) {
+    const std::size_t k = to_run_[j];
+    std::error_code ec;
+    fs::remove(marker_of(k), ec);
+    fs::remove(json_of(samples_[k].id), ec);
+    if (opts_.keep_outputs) fs::create_directories(cell_dir_ + "/" + samples_[k].id, ec);
+    return child_job{samples_[k].args, log_of(k)};
+  }
+
+  void finish(std::size_t j, const child_end& end) {
+    const std::size_t k = to_run_[j];
+    docs_[k] = child_document(end, json_of(samples_[k].id), log_of(k));
+    const std::string status = docs_[k].value("status", std::string());
+    if (status == "ok" || status == "does_not_fit") {
+      mark_complete(marker_of(k), samples_[k].fingerprint, {{"doc", docs_[k]}});
+      std::error_code ec;
+      fs::remove(log_of(k), ec);
+    }
+    char buf[64];
+    std::snprintf(buf, sizeof buf, " (%.1f s)", end.seconds);
+    std::cerr << "pccx-vp: [" << ++done_ << "/" << to_run_.size() << "] " << samples_[k].id << ": "
+              << status << buf << '\n';
+  }
+
+  // Once every chunk has run: the samples that ran as another's take its
+  // document, then the table is written. Returns the failed rows.
+  std::size_t write_table() {
+    if (cells_.empty()) return 0;
+    std::error_code ec;
+    for (std::size_t k = 0; k < samples_.size(); ++k) {
+      const std::size_t r = same_as_[k];
+      if (r == k || !docs_[k].is_null()) continue;
+      docs_[k] = docs_[r];
+      fs::copy_file(json_of(samples_[r].id), json_of(samples_[k].id),
+                    fs::copy_options::overwrite_existing, ec);
+      const std::string status = docs_[k].value("status", std::string());
+      if (status == "ok" || status == "does_not_fit")
+        mark_complete(marker_of(k), samples_[k].fingerprint, {{"doc", docs_[k]}});
+    }
+    workload::prefill_table table{sweep_, base_, {}};
+    std::size_t failed = 0;
+    for (std::size_t c = 0; c < cells_.size(); ++c) {
+      std::vector<nlohmann::json> cell_docs;
+      for (std::size_t k = 0; k < samples_.size(); ++k)
+        if (samples_[k].cell == c) cell_docs.push_back(docs_[k]);
+      table.rows.push_back(workload::prefill_cell_row(sweep_, base_, cells_[c], cell_docs));
+      if (table.rows.back().state == decode_row::status::failed) ++failed;
+    }
+    const std::string md = workload::prefill_markdown(table);
+    write_output(dir_, "prefill_table.md", md);
+    write_output(dir_, "prefill_table.csv", workload::prefill_csv(table));
+    write_output(dir_, "prefill_table.json", workload::prefill_json(table).dump(2) + "\n");
+    std::cout << '\n' << md;
+    return failed;
+  }
+
+ private:
   struct sample_job {
     std::size_t cell, sample;
     std::string id;
     std::vector<std::string> args;
     std::string fingerprint;
   };
-  std::vector<sample_job> samples;
-  for (std::size_t c = 0; c < cells.size(); ++c)
-    for (std::size_t i = 0; i < cells[c].samples.size(); ++i) {
-      sample_job j{c, i, cells[c].sample_id(i), {}, {}};
-      j.args = workload::prefill_args(decode.sweep, cells[c], i, decode.base,
-                                      cell_dir + "/" + j.id + ".json");
-      if (opts.keep_outputs) j.args = workload::outputs_in(j.args, cell_dir + "/" + j.id);
-      j.fingerprint = command_fingerprint(j.args);
-      samples.push_back(std::move(j));
-    }
-  // Samples whose runs are the same command (a strategy whose ring does not
-  // follow the prompt samples the same chunks at every prompt) run once.
-  std::vector<std::size_t> same_as = identical_runs(samples, opts.keep_outputs);
-  std::vector<nlohmann::json> docs(samples.size());
-  std::vector<std::size_t> to_run;
-  auto marker_of = [&](std::size_t k) { return cell_dir + "/" + samples[k].id + ".complete.json"; };
-  for (std::size_t k = 0; k < samples.size(); ++k) {
-    const auto record = opts.resume ? completed(marker_of(k), samples[k].fingerprint) : std::nullopt;
-    const nlohmann::json doc = record ? record->value("doc", nlohmann::json()) : nlohmann::json();
-    const std::string status = doc.is_object() ? doc.value("status", std::string()) : "";
-    if (status == "ok" || status == "does_not_fit")
-      docs[k] = doc;
-    else if (same_as[k] == k)
-      to_run.push_back(k);
-  }
-  std::cerr << "pccx-vp: decode-table: prefill table: " << cells.size() << " cells, "
-            << samples.size() << " sampled chunks (" << to_run.size() << " to run)\n";
-  std::error_code ec;
-  std::size_t done = 0;
-  auto json_of = [&](std::size_t k) { return cell_dir + "/" + samples[k].id + ".json"; };
-  auto log_of = [&](std::size_t k) { return cell_dir + "/" + samples[k].id + ".log"; };
-  auto prepare = [&](std::size_t j) {
-    const std::size_t k = to_run[j];
-    fs::remove(marker_of(k), ec);
-    fs::remove(json_of(k), ec);
-    if (opts.keep_outputs) fs::create_directories(cell_dir + "/" + samples[k].id, ec);
-    return child_job{samples[k].args, log_of(k)};
-  };
-  auto finish = [&](std::size_t j, const child_end& end) {
-    const std::size_t k = to_run[j];
-    docs[k] = child_document(end, json_of(k), log_of(k));
-    const std::string status = docs[k].value("status", std::string());
-    if (status == "ok" || status == "does_not_fit") {
-      mark_complete(marker_of(k), samples[k].fingerprint, {{"doc", docs[k]}});
-      fs::remove(log_of(k), ec);
-    }
-    char buf[64];
-    std::snprintf(buf, sizeof buf, " (%.1f s)", end.seconds);
-    std::cerr << "pccx-vp: [" << ++done << "/" << to_run.size() << "] " << samples[k].id << ": "
-              << status << buf << '\n';
-  };
-  run_children(to_run.size(), effective_jobs(jobs_requested, to_run.size()), prepare, finish);
-  for (std::size_t k = 0; k < samples.size(); ++k) {
-    const std::size_t r = same_as[k];
-    if (r == k || !docs[k].is_null()) continue;
-    docs[k] = docs[r];
-    fs::copy_file(json_of(r), json_of(k), fs::copy_options::overwrite_existing, ec);
-    const std::string status = docs[k].value("status", std::string());
-    if (status == "ok" || status == "does_not_fit")
-      mark_complete(marker_of(k), samples[k].fingerprint, {{"doc", docs[k]}});
+  std::string json_of(const std::string& id) const { return cell_dir_ + "/" + id + ".json"; }
+  std::string log_of(std::size_t k) const { return cell_dir_ + "/" + samples_[k].id + ".log"; }
+  std::string marker_of(std::size_t k) const {
+    return cell_dir_ + "/" + samples_[k].id + ".complete.json";
   }
 
-  workload::prefill_table table{decode.sweep, decode.base, {}};
-  std::size_t failed = 0;
-  for (std::size_t c = 0; c < cells.size(); ++c) {
-    std::vector<nlohmann::json> cell_docs;
-    for (std::size_t k = 0; k < samples.size(); ++k)
-      if (samples[k].cell == c) cell_docs.push_back(docs[k]);
-    table.rows.push_back(workload::prefill_cell_row(decode.sweep, decode.base, cells[c], cell_docs));
-    if (table.rows.back().state == decode_row::status::failed) ++failed;
-  }
-  const std::string md = workload::prefill_markdown(table);
-  write_output(dir, "prefill_table.md", md);
-  write_output(dir, "prefill_table.csv", workload::prefill_csv(table));
-  write_output(dir, "prefill_table.json", workload::prefill_json(table).dump(2) + "\n");
-  std::cout << '\n' << md;
-  return failed;
-}
+  const cli_options& opts_;
+  const workload::decode_sweep& sweep_;
+  const config::config_layers& base_;
+  const std::string dir_, cell_dir_;
+  const std::vector<workload::prefill_cell> cells_;
+  std::vector<sample_job> samples_;
+  std::vector<std::size_t> same_as_;  // per sample, the sample whose run it shares
+  std::vector<nlohmann::json> docs_;
+  std::vector<std::size_t> to_run_;
+  std::size_t done_ = 0;
+};
 
 }  // namespace
 
@@ -212,7 +249,8 @@ int run_decode_table(const cli_options& opts) {
   std::error_code ec;
   fs::create_directories(cell_dir, ec);
   if (ec) throw vp::input_error("cannot create " + cell_dir + " (--out): " + ec.message());
-  const std::size_t jobs = effective_jobs(opts.jobs, cells.size());
+  prefill_run prefill(opts, table, dir);
+  const std::size_t jobs = effective_jobs(opts.jobs, cells.size() + prefill.size());
   auto count = [](std::size_t n, const char* one, const char* many) {
     return std::to_string(n) + " " + (n == 1 ? one : many);
   };
@@ -256,6 +294,7 @@ int run_decode_table(const cli_options& opts) {
     std::cerr << "pccx-vp: decode-table: resuming: " << cells.size() - to_run.size() << " of "
               << cells.size() << " cells complete (cells/<id>.complete.json), " << to_run.size()
               << " to run\n";
+  prefill.announce();
 
   auto prepare = [&](std::size_t j) {
     const std::size_t i = to_run[j];
@@ -298,9 +337,18 @@ int run_decode_table(const cli_options& opts) {
       fs::remove(log_of(i), ec);
     }
   };
-  run_children(to_run.size(), jobs, prepare, finish);
-  table.rows = rows;
-  failed += run_prefill_table(opts, table, dir, opts.jobs);
+  // One pool: the prefill chunks first, then the cells.
+  const std::size_t chunks = prefill.size();
+  run_children(
+      chunks + to_run.size(), jobs,
+      [&](std::size_t j) { return j < chunks ? prefill.prepare(j) : prepare(j - chunks); },
+      [&](std::size_t j, const child_end& end) {
+        if (j < chunks)
+          prefill.finish(j, end);
+        else
+          finish(j - chunks, end);
+      });
+  failed += prefill.write_table();
   const double wall = std::chrono::duration<double>(steady::now() - t0).count();
 
   table.rows = rows;

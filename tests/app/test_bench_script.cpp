@@ -86,6 +86,9 @@ TEST_F(BenchScript, RejectsBadOptions) {
   r = bench({"--exe", vp_exe(), "--before", vp_exe(), "--before-rev", "HEAD"});
   EXPECT_EQ(r.exit_code, 2);
   EXPECT_TRUE(contains(r.err, "--before and --before-rev name the same binary")) << r.err;
+  r = bench({"--exe", vp_exe(), "--pgo"});
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_TRUE(contains(r.err, "--pgo builds the binary it measures")) << r.err;
 }
 
 }  // namespace
