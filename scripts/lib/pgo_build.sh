@@ -6,9 +6,10 @@
 # Extra arguments go to both configures. About twice the plain build.
 #
 # The training runs are short versions of what sweeps run: decode tokens in
-# timing mode at 32K (FP16, INT4, rotated 3-bit) and 8K (INT8), one sampled
-# prefill chunk, and a functional decode and the AArch64 ELF of the decode
-# program (when built) so those paths are trained too. Their outputs go to
+# timing mode at 32K (FP16, INT4, rotated 3-bit) and 8K (INT8), three
+# sampled prefill chunks like the main job's, and a functional decode and
+# the AArch64 ELF of the decode program (when built) so those paths are
+# trained too. Their outputs go to
 # a scratch folder and are thrown away.
 pgo_build() {
   local src=$1 dir=$2
@@ -38,6 +39,8 @@ pgo_build() {
     "--context 32768 --tokens 2 $timing $rot3"
     "--context 8192 --tokens 1 $timing $int8"
     "--context 1005 --prompt-tokens 15 --chunk 15 --tokens 0 --ring-cap 1024 $timing"
+    "--context 518 --prompt-tokens 14 --chunk 14 --tokens 0 --ring-cap 8192 $timing $int4"
+    "--context 32750 --prompt-tokens 10 --chunk 10 --tokens 0 --ring-cap 32768 $timing"
     "--context 64 --tokens 1"
   )
   [ -f "$elf" ] && runs+=("--context 8192 --tokens 1 $timing --firmware $elf")
