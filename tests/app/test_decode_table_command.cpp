@@ -248,10 +248,10 @@ TEST_F(DecodeTable, KeepOutputsGivesEachCellItsFolder) {
 TEST_F(DecodeTable, SigtermStopsTheCellsAndLeavesNoHalfFiles) {
   const std::string timeout = find_in_path("timeout");
   if (timeout.empty()) GTEST_SKIP() << "no timeout(1)";
-  const auto r = run({timeout, "--preserve-status", "-s", "TERM", "10", vp_exe(), "decode-table",
-                      "--sweep", source("configs/sweeps/decode-table.json"), "--out", "t",
-                      "--jobs", "2", "--keep-outputs"},
-                     std::chrono::seconds(60));
+  const auto r = run(
+      {timeout, "--preserve-status", "-s", "TERM", "10", vp_exe(), "decode-table", "--sweep",
+       source("configs/sweeps/decode-table.json"), "--out", "t", "--jobs", "2", "--keep-outputs"},
+      std::chrono::seconds(60));
   EXPECT_EQ(r.exit_code, 143) << describe(r);
   EXPECT_TRUE(contains(r.err, "SIGTERM received: ")) << r.err;
   EXPECT_TRUE(contains(r.err, "stopped, their unfinished outputs removed")) << r.err;
