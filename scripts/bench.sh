@@ -163,11 +163,8 @@ ratio_of() { json_number "$work/$1/speed.json" sim_per_wall; }
 tokens=4
 gemma=(--model configs/models/gemma3n-e4b.json)
 timing=(--set simulation.mode=timing)
-declare -A formats=(
-  [fp16]=""
-  [int4]="--set npu.kv.key.kind=int4 --set npu.kv.key.group=0 --set npu.kv.value.kind=int4 --set npu.kv.value.group=32"
-  [rot3]="--set npu.kv.key.kind=rotated --set npu.kv.key.bits=3 --set npu.kv.key.group=0 --set npu.kv.value.kind=rotated --set npu.kv.value.bits=3 --set npu.kv.value.group=0"
-)
+# shellcheck source=SCRIPTDIR/lib/kv_formats.sh
+source "$root/scripts/lib/kv_formats.sh"
 
 echo "pccx-vp macro benchmark: $(nproc 2>/dev/null || echo '?') cores, $(uname -m)," \
   "$(sed -n 's/^model name[[:space:]]*: //p' /proc/cpuinfo 2>/dev/null | head -n 1)"
@@ -193,7 +190,7 @@ fi
 for kv in fp16 int4 rot3; do
   for ctx in 1024 8192 32768; do
     # shellcheck disable=SC2086
-    run_best "$kv-$ctx" "${gemma[@]}" --context "$ctx" --tokens "$tokens" "${timing[@]}" ${formats[$kv]}
+    run_best "$kv-$ctx" "${gemma[@]}" --context "$ctx" --tokens "$tokens" "${timing[@]}" ${kv_formats[$kv]}
     s="$work/$kv-$ctx-after/speed.json"
     mean=$(sed -n 's/^ *mean of the [0-9]* tokens: \([0-9.]*\) ms\/token.*/\1/p' "$work/$kv-$ctx-after.log")
     if [ -n "$before" ]; then

@@ -90,8 +90,8 @@ class prefill_run {
     if (cells_.empty()) return;
     for (std::size_t c = 0; c < cells_.size(); ++c)
       for (std::size_t i = 0; i < cells_[c].samples.size(); ++i) {
-        sample_job j{c, i, cells_[c].sample_id(i), {}, {}};
-        j.args = workload::prefill_args(sweep_, cells_[c], i, base_, json_of(j.id));
+        sample_job j{c, cells_[c].sample_id(i), {}, {}};
+        j.args = workload::prefill_args(sweep_, cells_[c], i, base_, file_of(j, ".json"));
         if (opts.keep_outputs) j.args = workload::outputs_in(j.args, cell_dir_ + "/" + j.id);
         j.fingerprint = command_fingerprint(j.args);
         samples_.push_back(std::move(j));
@@ -124,14 +124,14 @@ class prefill_run {
     const std::size_t k = to_run_[j];
     std::error_code ec;
     fs::remove(marker_of(k), ec);
-    fs::remove(json_of(samples_[k].id), ec);
+    fs::remove(json_of(k), ec);
     if (opts_.keep_outputs) fs::create_directories(cell_dir_ + "/" + samples_[k].id, ec);
     return child_job{samples_[k].args, log_of(k)};
   }
 
   void finish(std::size_t j, const child_end& end) {
     const std::size_t k = to_run_[j];
-    docs_[k] = child_document(end, json_of(samples_[k].id), log_of(k));
+    docs_[k] = child_document(end, json_of(k), log_of(k));
     const std::string status = docs_[k].value("status", std::string());
     if (status == "ok" || status == "does_not_fit") {
       mark_complete(marker_of(k), samples_[k].fingerprint, {{"doc", docs_[k]}});
@@ -153,8 +153,7 @@ class prefill_run {
       const std::size_t r = same_as_[k];
       if (r == k || !docs_[k].is_null()) continue;
       docs_[k] = docs_[r];
-      fs::copy_file(json_of(samples_[r].id), json_of(samples_[k].id),
-                    fs::copy_options::overwrite_existing, ec);
+      fs::copy_file(json_of(r), json_of(k), fs::copy_options::overwrite_existing, ec);
       const std::string status = docs_[k].value("status", std::string());
       if (status == "ok" || status == "does_not_fit")
         mark_complete(marker_of(k), samples_[k].fingerprint, {{"doc", docs_[k]}});
@@ -178,16 +177,18 @@ class prefill_run {
 
  private:
   struct sample_job {
-    std::size_t cell, sample;
+    std::size_t cell;
     std::string id;
     std::vector<std::string> args;
     std::string fingerprint;
   };
-  std::string json_of(const std::string& id) const { return cell_dir_ + "/" + id + ".json"; }
-  std::string log_of(std::size_t k) const { return cell_dir_ + "/" + samples_[k].id + ".log"; }
-  std::string marker_of(std::size_t k) const {
-    return cell_dir_ + "/" + samples_[k].id + ".complete.json";
+  // A sample's files in DIR/cells: its document, its log, its marker.
+  std::string file_of(const sample_job& j, const char* suffix) const {
+    return cell_dir_ + "/" + j.id + suffix;
   }
+  std::string json_of(std::size_t k) const { return file_of(samples_[k], ".json"); }
+  std::string log_of(std::size_t k) const { return file_of(samples_[k], ".log"); }
+  std::string marker_of(std::size_t k) const { return file_of(samples_[k], ".complete.json"); }
 
   const cli_options& opts_;
   const workload::decode_sweep& sweep_;

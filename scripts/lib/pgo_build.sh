@@ -9,8 +9,11 @@
 # timing mode at 32K (FP16, INT4, rotated 3-bit) and 8K (INT8), three
 # sampled prefill chunks like the main job's, and a functional decode and
 # the AArch64 ELF of the decode program (when built) so those paths are
-# trained too. Their outputs go to
-# a scratch folder and are thrown away.
+# trained too. Their outputs go to a scratch folder and are thrown away.
+
+# shellcheck source=SCRIPTDIR/kv_formats.sh
+source "$(dirname "${BASH_SOURCE[0]}")/kv_formats.sh"
+
 pgo_build() {
   local src=$1 dir=$2
   shift 2
@@ -29,9 +32,7 @@ pgo_build() {
   scratch=$(mktemp -d)
   echo "pccx-vp: training runs for profile-guided optimisation" >&2
   local model=configs/models/gemma3n-e4b.json timing="--set simulation.mode=timing"
-  local int4="--set npu.kv.key.kind=int4 --set npu.kv.key.group=0 --set npu.kv.value.kind=int4 --set npu.kv.value.group=32"
-  local int8="--set npu.kv.key.kind=int8 --set npu.kv.key.group=256 --set npu.kv.value.kind=int8 --set npu.kv.value.group=256"
-  local rot3="--set npu.kv.key.kind=rotated --set npu.kv.key.bits=3 --set npu.kv.key.group=0 --set npu.kv.value.kind=rotated --set npu.kv.value.bits=3 --set npu.kv.value.group=0"
+  local int4=${kv_formats[int4]} int8=${kv_formats[int8]} rot3=${kv_formats[rot3]}
   local elf="$dir/firmware/aarch64/programs/gemma_decode.elf" n=0 args
   local runs=(
     "--context 32768 --tokens 2 $timing"
