@@ -10,11 +10,11 @@ void decoupled_clock::reset() {
   local_ = kernel_time();
   // The next multiple of the quantum (this clock's own, or the global one):
   // what tlm_global_quantum::compute_local_quantum() gives, without its
-  // library calls. A zero global quantum syncs at every step.
-  const sc_core::sc_time::value_type q =
-      (quantum_ != sc_core::SC_ZERO_TIME ? quantum_ : tlm::tlm_global_quantum::instance().get())
-          .value();
-  next_sync_ = q == 0 ? local_ : sc_time::from_value((local_.value() / q + 1) * q);
+  // library calls (sc_time's own arithmetic is inline). A zero global
+  // quantum syncs at every step.
+  const sc_time& q =
+      quantum_ != sc_core::SC_ZERO_TIME ? quantum_ : tlm::tlm_global_quantum::instance().get();
+  next_sync_ = q == sc_core::SC_ZERO_TIME ? local_ : local_ - local_ % q + q;
 }
 
 void decoupled_clock::sync() {

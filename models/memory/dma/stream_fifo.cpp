@@ -93,7 +93,7 @@ void stream_fifo::append(uint64_t bytes, const sc_time& ready, const uint8_t* da
 void stream_fifo::push(uint64_t bytes, const sc_time& ready, const uint8_t* data) {
   const uint64_t use = std::min(bytes, reserved_);
   reserved_ -= use;
-  wait_for_space(bytes);
+  if (free_space() < bytes) wait_for_space(bytes);  // room already held or free: no call
   append(bytes, ready, data);
 }
 

@@ -172,9 +172,17 @@ int64_t dram_rank::activate_slot(int64_t from, uint32_t group) const {
   // Out of order: the activates on both sides of t. They are at least
   // tRRD_S apart, so two on each side can be within tRRD, four within tFAW.
   int64_t t = from;
-  const auto by_clock = [](const activate_record& r, int64_t c) { return r.clock < c; };
+  // The first activate at or after t. t is nearly always among the last
+  // few (a decoupled channel is at most a quantum behind the latest), where
+  // a short walk from the back beats a binary search.
+  auto near = acts_.end();
+  for (int steps = 0; near != acts_.begin() && std::prev(near)->clock >= t; --near)
+    if (++steps == 8) {
+      near = std::lower_bound(acts_.begin(), near, t,
+                              [](const activate_record& r, int64_t c) { return r.clock < c; });
+      break;
+    }
   // Activates are sparse: with none within reach on either side, t is free.
-  const auto near = std::lower_bound(acts_.begin(), acts_.end(), t, by_clock);
   if ((near == acts_.begin() || std::prev(near)->clock <= t - reach) &&
       (near == acts_.end() || near->clock >= t + reach))
     return t;
@@ -233,9 +241,9 @@ int64_t dram_rank::activate(uint32_t group, bank_state& k, int64_t at, int64_t& 
   if (acts_.empty() || acts_.back().clock <= act) {
     acts_.push_back({act, group});  // in time order, the common case
   } else {
-    const auto pos =
-        std::upper_bound(acts_.begin(), acts_.end(), act,
-                         [](int64_t c, const activate_record& r) { return c < r.clock; });
+    // After the activates at or before it: a few from the back, as above.
+    auto pos = acts_.end();
+    while (pos != acts_.begin() && std::prev(pos)->clock > act) --pos;
     acts_.insert(pos, activate_record{act, group});
   }
   if (open_rows_ == 0) precharged_ += std::max<int64_t>(0, act - closed_since_);
