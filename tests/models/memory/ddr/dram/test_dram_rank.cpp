@@ -141,6 +141,37 @@ TEST(DramRank, AnEarlierRequestFillsTheGapBeforeALaterOne) {
   EXPECT_LT(early.data_end, late.data_start);
 }
 
+// An activate stamped before others already placed keeps tRRD to the
+// activate just before it, however many later ones there are (the search
+// for its neighbours walks a few from the back, then bisects).
+TEST(DramRank, AnEarlierActivateKeepsTrrdToItsNeighbourFarBack) {
+  for (const int back : {3, 18}) {  // the neighbour's place from the end of 20
+    rank_bench b;
+    const mem::address_map map{config::ddr_config{}};
+    const int64_t to_data = int64_t{b.t.rcd} + b.t.cl;
+    // Twenty single bursts in time order, far apart, each opening a row of
+    // bank group 0 (after a precharge when its bank had another open): each
+    // activate is tRCD + CL before its data.
+    std::vector<int64_t> act;
+    for (int k = 0; k < 20; ++k) {
+      const uint64_t addr = uint64_t(k) << 14;
+      ASSERT_EQ(map.locate(addr).bank_group, 0u);
+      const int64_t at = 1000 + 400 * k;  // all before the first refresh
+      const auto a = b.rank.serve(false, addr, 64, at);
+      ASSERT_EQ(a.row_misses, 1u);
+      ASSERT_LE(a.data_start - to_data - at, int64_t{b.t.rp}) << k;
+      act.push_back(a.data_start - to_data);
+    }
+    // One burst of bank group 1 asked for a clock after the chosen one's
+    // activate: it waits for tRRD_S after it.
+    const uint64_t addr = (uint64_t{20} << 14) + 64;
+    ASSERT_EQ(map.locate(addr).bank_group, 1u);
+    const int64_t neighbour = act[static_cast<size_t>(20 - back)];
+    const auto a = b.rank.serve(false, addr, 64, neighbour + 1);
+    EXPECT_EQ(a.data_start, neighbour + int64_t{b.t.rrd_s} + to_data) << back;
+  }
+}
+
 // Closed page: every access opens its row again.
 TEST(DramRank, ClosedPagePolicyOpensARowPerAccess) {
   config::ddr_config c;
