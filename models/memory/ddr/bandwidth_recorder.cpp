@@ -108,6 +108,16 @@ void bandwidth_recorder::record(const ddr_access& a) {
   spread(p, kDdrPorts + c, a.start.value(), a.end.value(), a.bytes);
 }
 
+void bandwidth_recorder::record_series(const ddr_access& a) {
+  if (a.bytes == 0) return;
+  const size_t p = static_cast<size_t>(a.port);
+  const size_t c = static_cast<size_t>(a.cls);
+  ports_[p].bytes += a.bytes;
+  classes_[c].bytes += a.bytes;
+  total_.bytes += a.bytes;
+  spread(p, kDdrPorts + c, a.start.value(), a.end.value(), a.bytes);
+}
+
 void bandwidth_recorder::spread(size_t port_series, size_t class_series, uint64_t start,
                                 uint64_t end, uint64_t bytes) {
   // Most transfers fall in the window of the one before: no division.

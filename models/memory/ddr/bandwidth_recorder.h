@@ -72,6 +72,9 @@ class bandwidth_recorder {
                      double effective_bytes_per_s, size_t max_windows = kMaxWindows);
 
   void record(const ddr_access& a);
+  // The windows and the byte counts alone, what write_series_csv draws: for
+  // a recorder that only plots (the latency and queueing sums are left out).
+  void record_series(const ddr_access& a);
   void reset();
 
   const traffic_totals& port(ddr_port p) const { return ports_[static_cast<size_t>(p)]; }

@@ -182,7 +182,7 @@ void ddr_controller::b_transport(int id, tlm::tlm_generic_payload& tr, sc_time& 
   a.port_wait = g.ready == arrived ? sc_core::SC_ZERO_TIME : sc_time::from_value(g.ready - arrived);
 
   recorder_.record(a);
-  if (plot_recorder_) plot_recorder_->record(a);
+  if (plot_recorder_) plot_recorder_->record_series(a);
   if (trace_) write_trace(a);
   if (accesses.connected()) accesses.write(a);
 

@@ -61,7 +61,8 @@ class ddr_controller : public sc_core::sc_module {
   const dram_scheduler* dram() const { return dram_.get(); }
   const bandwidth_scheduler& scheduler() const { return scheduler_; }
   const bandwidth_recorder& recorder() const { return recorder_; }
-  // The plots' series (ddr_params::plot_series), or nullptr.
+  // The plots' series (ddr_params::plot_series), or nullptr. It keeps the
+  // windows and byte counts only (bandwidth_recorder::record_series).
   const bandwidth_recorder* plot_recorder() const { return plot_recorder_.get(); }
   static constexpr double kPlotWindowNs = 10.0;
   static constexpr size_t kPlotWindows = 2048;

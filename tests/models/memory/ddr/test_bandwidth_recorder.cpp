@@ -249,6 +249,51 @@ TEST(BandwidthRecorder, EveryTransferLandsInTheWindowsItSpans) {
   EXPECT_EQ(rec.window_bytes(ddr_port::hp0, 0), 64u);
 }
 
+// A recorder that only plots keeps the same windows and byte counts as a
+// full one, so its ddr_bandwidth_plot.csv is the same file.
+TEST(BandwidthRecorder, TheSeriesAloneAreTheFullRecordersSeries) {
+  const sc_core::sc_time window(100, sc_core::SC_NS);
+  mem::bandwidth_recorder full(window, 19.2e9, 10.97e9), series(window, 19.2e9, 10.97e9);
+  std::mt19937_64 rng(9);
+  uint64_t t = 0;
+  for (int i = 0; i < 3000; ++i) {
+    mem::ddr_access a;
+    a.port = static_cast<ddr_port>(rng() % mem::kDdrPorts);
+    a.cls = static_cast<traffic_class>(rng() % mem::kTrafficClasses);
+    a.bytes = rng() % 8 == 0 ? 0 : 16 + rng() % 4096;
+    t += rng() % 20000;
+    a.arrival = a.start = sc_core::sc_time::from_value(t);
+    a.end = a.completion = sc_core::sc_time::from_value(t + rng() % 300000);
+    full.record(a);
+    series.record_series(a);
+  }
+  ASSERT_EQ(series.window_count(), full.window_count());
+  for (size_t w = 0; w < full.window_count(); ++w) {
+    for (size_t p = 0; p < mem::kDdrPorts; ++p)
+      ASSERT_EQ(series.window_bytes(static_cast<ddr_port>(p), w),
+                full.window_bytes(static_cast<ddr_port>(p), w));
+    for (size_t c = 0; c < mem::kTrafficClasses; ++c)
+      ASSERT_EQ(series.window_bytes(static_cast<traffic_class>(c), w),
+                full.window_bytes(static_cast<traffic_class>(c), w));
+  }
+  EXPECT_EQ(series.total().bytes, full.total().bytes);
+  EXPECT_GT(full.total().bytes, 0u);
+  const std::filesystem::path dir = temp_dir("series");
+  std::filesystem::create_directories(dir);
+  full.write_series_csv((dir / "full.csv").string());
+  series.write_series_csv((dir / "series.csv").string());
+  const auto text = [](const std::filesystem::path& f) {
+    std::ifstream in(f);
+    std::stringstream ss;
+    ss << in.rdbuf();
+    return ss.str();
+  };
+  const std::string a = text(dir / "full.csv"), b = text(dir / "series.csv");
+  std::filesystem::remove_all(dir);
+  EXPECT_GT(a.size(), 100u);
+  EXPECT_EQ(a, b);
+}
+
 TEST(BandwidthRecorder, ASmallWindowCapMakesTheWindowFollowTheRunsLength) {
   for (const double end_us : {2.0, 700.0, 300000.0}) {
     mem::bandwidth_recorder rec(sc_core::sc_time(10, sc_core::SC_NS), 19.2e9, 10.97e9, 2048);
