@@ -1,13 +1,13 @@
 #include "models/memory/ddr/bandwidth_recorder.h"
 
-#include "infra/io/output_file.h"
-
 #include <algorithm>
+#include <charconv>
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
 #include <stdexcept>
 
+#include "infra/io/output_file.h"
 #include "infra/trace/trace_hub.h"
 
 namespace pccx::mem {
@@ -224,12 +224,25 @@ nlohmann::json bandwidth_recorder::summary() const {
 
 namespace {
 
-
-
 std::string num(double v) {
   char buf[64];
   std::snprintf(buf, sizeof buf, "%.10g", v);
   return buf;
+}
+
+// num()'s text appended to `out`: std::to_chars in the general format with
+// a precision is printf's %.10g, at a fraction of snprintf's cost (a 32K
+// token's series is a third of a million lines). For finite values only.
+void append_num(std::string& out, double v) {
+  char buf[64];
+  const auto r = std::to_chars(buf, buf + sizeof buf, v, std::chars_format::general, 10);
+  out.append(buf, r.ptr);
+}
+
+void append_num(std::string& out, uint64_t v) {
+  char buf[24];
+  const auto r = std::to_chars(buf, buf + sizeof buf, v);
+  out.append(buf, r.ptr);
 }
 
 }  // namespace
@@ -259,16 +272,33 @@ void bandwidth_recorder::write_series_csv(const std::string& path) const {
     if (std::any_of(row.begin(), row.end(), [](uint64_t b) { return b > 0; })) break;
     ++first;
   }
+  // The lines are formatted into a buffer and written in blocks.
+  std::string text, bounds;
   for (size_t w = first; w < windows_.size(); ++w) {
-    const std::string lo = num(static_cast<double>(w) * window_ns_);
-    const std::string hi = num(static_cast<double>(w + 1) * window_ns_);
+    bounds.clear();
+    append_num(bounds, static_cast<double>(w) * window_ns_);
+    bounds += ',';
+    append_num(bounds, static_cast<double>(w + 1) * window_ns_);
+    bounds += ',';
     for (size_t s = 0; s < kSeries; ++s) {
       if (!active[s]) continue;
       const uint64_t b = windows_[w][s];
-      out << lo << ',' << hi << ',' << kind[s] << ',' << name[s] << ',' << b << ','
-          << num(static_cast<double>(b) / window_ns_) << '\n';
+      text += bounds;
+      text += kind[s];
+      text += ',';
+      text += name[s];
+      text += ',';
+      append_num(text, b);
+      text += ',';
+      append_num(text, static_cast<double>(b) / window_ns_);
+      text += '\n';
+    }
+    if (text.size() >= (1u << 16)) {
+      out.write(text.data(), static_cast<std::streamsize>(text.size()));
+      text.clear();
     }
   }
+  out.write(text.data(), static_cast<std::streamsize>(text.size()));
   file.commit();
 }
 
