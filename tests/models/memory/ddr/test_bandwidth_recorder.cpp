@@ -294,6 +294,45 @@ TEST(BandwidthRecorder, TheSeriesAloneAreTheFullRecordersSeries) {
   EXPECT_EQ(a, b);
 }
 
+// The series CSV's numbers are printf's %.10g text, line by line, with a
+// window whose bounds and rates are not whole numbers.
+TEST(BandwidthRecorder, TheSeriesNumbersArePrintfsText) {
+  const sc_core::sc_time window(333, sc_core::SC_PS);
+  mem::bandwidth_recorder rec(window, 19.2e9, 10.97e9);
+  std::mt19937_64 rng(13);
+  uint64_t t = 0;
+  for (int i = 0; i < 2000; ++i) {
+    mem::ddr_access a;
+    a.port = static_cast<ddr_port>(rng() % 2);
+    a.cls = static_cast<traffic_class>(rng() % 2);
+    a.bytes = 1 + rng() % 70000;
+    t += rng() % 2000;
+    a.arrival = a.start = sc_core::sc_time::from_value(t);
+    a.end = a.completion = sc_core::sc_time::from_value(t + rng() % 5000);
+    rec.record(a);
+  }
+  const std::filesystem::path dir = temp_dir("printf");
+  std::filesystem::create_directories(dir);
+  rec.write_series_csv((dir / "s.csv").string());
+  const auto rows = read_csv((dir / "s.csv").string());
+  std::filesystem::remove_all(dir);
+  ASSERT_GT(rows.size(), 1000u);
+  const double window_ns = 0.333;
+  const auto g = [](double v) {
+    char buf[64];
+    std::snprintf(buf, sizeof buf, "%.10g", v);
+    return std::string(buf);
+  };
+  for (size_t r = 1; r < rows.size(); ++r) {
+    ASSERT_EQ(rows[r].size(), 6u) << r;
+    const double lo = std::stod(rows[r][0]);
+    const auto w = static_cast<uint64_t>(std::llround(lo / window_ns));
+    EXPECT_EQ(rows[r][0], g(static_cast<double>(w) * window_ns)) << r;
+    EXPECT_EQ(rows[r][1], g(static_cast<double>(w + 1) * window_ns)) << r;
+    EXPECT_EQ(rows[r][5], g(std::stod(rows[r][4]) / window_ns)) << r;
+  }
+}
+
 TEST(BandwidthRecorder, ASmallWindowCapMakesTheWindowFollowTheRunsLength) {
   for (const double end_us : {2.0, 700.0, 300000.0}) {
     mem::bandwidth_recorder rec(sc_core::sc_time(10, sc_core::SC_NS), 19.2e9, 10.97e9, 2048);
