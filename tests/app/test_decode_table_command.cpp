@@ -243,8 +243,8 @@ TEST_F(DecodeTable, KeepOutputsGivesEachCellItsFolder) {
 
 // SIGTERM to a table: the running cells get it too, are waited for and
 // leave no half-written file; the table is not written; exit code 143. The
-// signal comes 6 s in: cells are running by then even on a loaded machine,
-// and the 30-cell table is far from done.
+// signal comes 10 s in: chunks have finished by then even on a loaded
+// machine, and the main job is far from done.
 TEST_F(DecodeTable, SigtermStopsTheCellsAndLeavesNoHalfFiles) {
   const std::string timeout = find_in_path("timeout");
   if (timeout.empty()) GTEST_SKIP() << "no timeout(1)";
