@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <charconv>
+#include <cmath>
 #include <cstdio>
 #include <cstring>
 #include <filesystem>
@@ -225,18 +226,19 @@ nlohmann::json bandwidth_recorder::summary() const {
 
 namespace {
 
-std::string num(double v) {
-  char buf[64];
-  std::snprintf(buf, sizeof buf, "%.10g", v);
-  return buf;
+// A number as printf's %.10g writes it, at `at`, returning its end.
+// std::to_chars in the general format with a precision gives that text at
+// a fraction of snprintf's cost (a 32K token's series is a third of a
+// million lines); printf's own spelling is kept for NaN and infinities.
+// 32 characters are enough.
+char* put_num(char* at, double v) {
+  if (!std::isfinite(v)) return at + std::snprintf(at, 32, "%.10g", v);
+  return std::to_chars(at, at + 32, v, std::chars_format::general, 10).ptr;
 }
 
-// num()'s text at `at`, returning its end: std::to_chars in the general
-// format with a precision is printf's %.10g, at a fraction of snprintf's
-// cost (a 32K token's series is a third of a million lines). For finite
-// values only; 32 characters are enough.
-char* put_num(char* at, double v) {
-  return std::to_chars(at, at + 32, v, std::chars_format::general, 10).ptr;
+std::string num(double v) {
+  char buf[32];
+  return std::string(buf, put_num(buf, v));
 }
 
 }  // namespace
