@@ -10,12 +10,12 @@
 #include <stdexcept>
 
 #include "infra/io/output_file.h"
+#include "infra/time/share_of_span.h"
 #include "infra/trace/trace_hub.h"
 
 namespace pccx::mem {
 
 using trace::to_ns;
-using u128 = unsigned __int128;  // bytes x ticks overflows 64 bits
 
 double traffic_totals::span_ns() const {
   return transactions ? to_ns(last_completion) - to_ns(first_arrival) : 0.0;
@@ -140,7 +140,7 @@ void bandwidth_recorder::spread(size_t port_series, size_t class_series, uint64_
     if (w != last) {
       // Bytes moved by the end of window w, rounded down.
       const uint64_t until = (w + 1) * window_ticks_;
-      upto = static_cast<uint64_t>(static_cast<u128>(bytes) * (until - start) / (end - start));
+      upto = share_of_span(bytes, until - start, end - start);
     }
     windows_[w][port_series] += upto - given;
     windows_[w][class_series] += upto - given;
@@ -158,29 +158,30 @@ uint64_t bandwidth_recorder::window_bytes(traffic_class c, size_t w) const {
   return w < windows_.size() ? windows_[w][kDdrPorts + static_cast<size_t>(c)] : 0;
 }
 
-double bandwidth_recorder::peak_of(size_t series) const {
-  uint64_t best = 0;
-  for (size_t w = 0; w < windows_.size(); ++w) best = std::max(best, windows_[w][series]);
-  return static_cast<double>(best) / window_ns_;
-}
-
-double bandwidth_recorder::peak_gbps(ddr_port p) const {
-  return peak_of(static_cast<size_t>(p));
-}
-
-double bandwidth_recorder::peak_gbps(traffic_class c) const {
-  return peak_of(kDdrPorts + static_cast<size_t>(c));
-}
-
-double bandwidth_recorder::peak_gbps_total() const {
-  uint64_t best = 0;
+bandwidth_recorder::window_peaks bandwidth_recorder::peaks() const {
+  window_peaks best;
   for (size_t w = 0; w < windows_.size(); ++w) {
     const window_row& row = windows_[w];
     uint64_t sum = 0;
-    for (size_t p = 0; p < kDdrPorts; ++p) sum += row[p];
-    best = std::max(best, sum);
+    for (size_t s = 0; s < kSeries; ++s) {
+      best.series[s] = std::max(best.series[s], row[s]);
+      if (s < kDdrPorts) sum += row[s];
+    }
+    best.total = std::max(best.total, sum);
   }
-  return static_cast<double>(best) / window_ns_;
+  return best;
+}
+
+double bandwidth_recorder::peak_gbps(ddr_port p) const {
+  return gbps_of_window(peaks().series[static_cast<size_t>(p)]);
+}
+
+double bandwidth_recorder::peak_gbps(traffic_class c) const {
+  return gbps_of_window(peaks().series[kDdrPorts + static_cast<size_t>(c)]);
+}
+
+double bandwidth_recorder::peak_gbps_total() const {
+  return gbps_of_window(peaks().total);
 }
 
 nlohmann::json bandwidth_recorder::totals_json(const traffic_totals& t, double peak_gbps) const {
@@ -212,15 +213,14 @@ nlohmann::json bandwidth_recorder::summary() const {
   if (window_ != requested_window_) j["window_requested_ns"] = to_ns(requested_window_);
   j["peak_gbps"] = peak_bytes_per_s_ / 1e9;
   j["effective_gbps"] = effective_bytes_per_s_ / 1e9;
-  j["total"] = totals_json(total_, peak_gbps_total());
-  for (size_t p = 0; p < kDdrPorts; ++p) {
-    const auto port = static_cast<ddr_port>(p);
-    j["ports"][ddr_port_name(port)] = totals_json(ports_[p], peak_gbps(port));
-  }
-  for (size_t c = 0; c < kTrafficClasses; ++c) {
-    const auto cl = static_cast<traffic_class>(c);
-    j["classes"][traffic_class_name(cl)] = totals_json(classes_[c], peak_gbps(cl));
-  }
+  const window_peaks peak = peaks();
+  j["total"] = totals_json(total_, gbps_of_window(peak.total));
+  for (size_t p = 0; p < kDdrPorts; ++p)
+    j["ports"][ddr_port_name(static_cast<ddr_port>(p))] =
+        totals_json(ports_[p], gbps_of_window(peak.series[p]));
+  for (size_t c = 0; c < kTrafficClasses; ++c)
+    j["classes"][traffic_class_name(static_cast<traffic_class>(c))] =
+        totals_json(classes_[c], gbps_of_window(peak.series[kDdrPorts + c]));
   return j;
 }
 
@@ -329,13 +329,14 @@ void bandwidth_recorder::write_csv(const std::string& dir) const {
         out << ',' << num(j[f].get<double>());
       out << '\n';
     };
+    const window_peaks peak = peaks();
     for (size_t p = 0; p < kDdrPorts; ++p)
       row("port", ddr_port_name(static_cast<ddr_port>(p)), ports_[p],
-          peak_gbps(static_cast<ddr_port>(p)));
+          gbps_of_window(peak.series[p]));
     for (size_t c = 0; c < kTrafficClasses; ++c)
       row("class", traffic_class_name(static_cast<traffic_class>(c)), classes_[c],
-          peak_gbps(static_cast<traffic_class>(c)));
-    row("total", "all", total_, peak_gbps_total());
+          gbps_of_window(peak.series[kDdrPorts + c]));
+    row("total", "all", total_, gbps_of_window(peak.total));
     file.commit();
   }
 }

@@ -126,7 +126,15 @@ class bandwidth_recorder {
     size_t size_ = 0;
   };
 
-  double peak_of(size_t series) const;
+  // The busiest window of every series and of the ports together, in
+  // bytes, from one pass over the windows: the summary and the totals CSV
+  // need all of them, and a pass per series walks the windows eleven times.
+  struct window_peaks {
+    window_row series{};
+    uint64_t total = 0;
+  };
+  window_peaks peaks() const;
+  double gbps_of_window(uint64_t bytes) const { return static_cast<double>(bytes) / window_ns_; }
   nlohmann::json totals_json(const traffic_totals& t, double peak_gbps) const;
   void spread(size_t port_series, size_t class_series, uint64_t start, uint64_t end,
               uint64_t bytes);

@@ -8,6 +8,7 @@
 
 #include "infra/text/hex.h"
 #include "infra/time/kernel_time.h"
+#include "infra/time/share_of_span.h"
 #include "pccx_dma.h"
 
 namespace pccx::mem {
@@ -282,10 +283,7 @@ void dma_channel::move(const descriptor& d) {
         for (uint64_t b = 0; b < group; ++b) {
           const uint32_t part = static_cast<uint32_t>(std::min<uint64_t>(block_, n - moved));
           moved += part;
-          const sc_time at =
-              sc_time::from_value(
-                  from + static_cast<uint64_t>(static_cast<unsigned __int128>(span) * moved / n)) +
-              latency;
+          const sc_time at = sc_time::from_value(from + share_of_span(span, moved, n)) + latency;
           fifo_.push(part, at, data ? data + (moved - part) : nullptr);
           in_flight.push_back(at);
           in_flight_bytes_.push_back({at, part});
