@@ -140,6 +140,54 @@ TEST(DdrRecorder, WindowedCsvAddsUpToBytesMoved) {
   std::filesystem::remove_all(dir);
 }
 
+// The peaks of the summary and of the totals CSV are the busiest window of
+// each series, and for the total of the ports' sum, window by window.
+TEST(DdrRecorder, PeaksAreTheBusiestWindowOfEachSeries) {
+  ddr_system sys({"stats.window_ns=7000"});
+  mixed_traffic(sys);
+  run_all();
+  const auto& rec = sys.ddr->recorder();
+  ASSERT_GT(rec.window_count(), 10u);
+  std::map<std::string, uint64_t> busiest;
+  uint64_t busiest_sum = 0;
+  for (size_t w = 0; w < rec.window_count(); ++w) {
+    uint64_t sum = 0;
+    for (size_t p = 0; p < mem::kDdrPorts; ++p) {
+      const auto port = static_cast<ddr_port>(p);
+      const uint64_t b = rec.window_bytes(port, w);
+      busiest[mem::ddr_port_name(port)] = std::max(busiest[mem::ddr_port_name(port)], b);
+      sum += b;
+    }
+    for (size_t c = 0; c < mem::kTrafficClasses; ++c) {
+      const auto cl = static_cast<traffic_class>(c);
+      const uint64_t b = rec.window_bytes(cl, w);
+      busiest[mem::traffic_class_name(cl)] = std::max(busiest[mem::traffic_class_name(cl)], b);
+    }
+    busiest_sum = std::max(busiest_sum, sum);
+  }
+  // Mixed traffic: the ports' peaks fall in different windows.
+  EXPECT_LT(busiest_sum, busiest["hp0"] + busiest["hp2"] + busiest["acp"] + busiest["cpu"]);
+
+  const auto summary = rec.summary();
+  const std::string dir = temp_dir("peaks");
+  sys.ddr->write_csv(dir);
+  const auto totals = read_csv(dir + "/ddr_totals.csv");
+  ASSERT_EQ(totals.size(), 1u + mem::kDdrPorts + mem::kTrafficClasses + 1u);
+  for (size_t i = 1; i < totals.size(); ++i) {
+    const std::string kind = totals[i][0], name = totals[i][1];
+    const uint64_t bytes = kind == "total" ? busiest_sum : busiest.at(name);
+    const auto& j = kind == "total"  ? summary["total"]
+                    : kind == "port" ? summary["ports"][name]
+                                     : summary["classes"][name];
+    EXPECT_DOUBLE_EQ(j["peak_gbps"].get<double>(), bytes / 7000.0) << name;
+    EXPECT_NEAR(std::stod(totals[i][10]), bytes / 7000.0, 1e-9 * (1 + bytes)) << name;
+  }
+  EXPECT_DOUBLE_EQ(rec.peak_gbps(ddr_port::hp2), busiest["hp2"] / 7000.0);
+  EXPECT_DOUBLE_EQ(rec.peak_gbps(traffic_class::kv_write), busiest["kv_write"] / 7000.0);
+  EXPECT_DOUBLE_EQ(rec.peak_gbps_total(), busiest_sum / 7000.0);
+  std::filesystem::remove_all(dir);
+}
+
 TEST(DdrRecorder, TraceHasOneRecordPerTransaction) {
   ddr_system sys;
   const std::string dir = temp_dir("trace");
