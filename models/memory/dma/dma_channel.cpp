@@ -182,7 +182,7 @@ void dma_channel::move(const descriptor& d) {
 
   const bool to_ddr = params_.direction == dma_direction::stream_to_ddr;
   traffic_.cls = d.cls;
-  std::deque<sc_time>& in_flight = in_flight_;  // completion times of this descriptor's blocks
+  ring_queue<sc_time>& in_flight = in_flight_;  // completion times of this descriptor's blocks
   in_flight.clear();
   sc_time last = start;
   uint64_t moved_rows = 0;  // bytes of the rows already moved

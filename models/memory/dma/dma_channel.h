@@ -24,6 +24,7 @@
 #include <tlm>
 #include <vector>
 
+#include "infra/container/ring_queue.h"
 #include "infra/log/logger.h"
 #include "infra/regs/register_bank.h"
 #include "infra/time/decoupled_clock.h"
@@ -184,11 +185,11 @@ class dma_channel : public sc_core::sc_module {
   sc_core::sc_time active_arrival_;  // the PUSH time of the descriptor being moved
   sc_core::sc_time busy_until_;      // completion of the last block issued
   sc_core::sc_time busy_end_;        // end of the busy time already counted
-  std::deque<std::pair<sc_core::sc_time, uint64_t>> in_flight_bytes_;  // (completion, bytes)
+  ring_queue<std::pair<sc_core::sc_time, uint64_t>> in_flight_bytes_;  // (completion, bytes)
   // The blocks of the descriptor being moved, by completion: kept between
   // descriptors so that a driver's many small ones allocate nothing.
-  std::deque<sc_core::sc_time> in_flight_;
-  std::deque<sc_core::sc_time> pending_done_;  // completion of descriptors done later
+  ring_queue<sc_core::sc_time> in_flight_;
+  ring_queue<sc_core::sc_time> pending_done_;  // completion of descriptors done later
   stats stats_;
 
   sc_core::sc_event cmd_pushed_, cmd_popped_, status_popped_;

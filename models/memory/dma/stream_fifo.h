@@ -18,11 +18,12 @@
 #pragma once
 
 #include <cstdint>
-#include <deque>
 #include <optional>
 #include <string>
 #include <systemc>
 #include <vector>
+
+#include "infra/container/ring_queue.h"
 
 namespace pccx::mem {
 
@@ -131,7 +132,7 @@ class stream_fifo {
   bool functional_;
   uint64_t level_ = 0;
   uint64_t reserved_ = 0;
-  std::deque<chunk> chunks_;
+  ring_queue<chunk> chunks_;
   std::vector<uint8_t> ring_;  // functional mode only
   uint64_t head_ = 0;          // ring index of the oldest byte
   // Only the FIFO's own blocking calls wait on these, and only while a
