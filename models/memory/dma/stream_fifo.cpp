@@ -78,12 +78,12 @@ void stream_fifo::append(uint64_t bytes, const sc_time& ready, const uint8_t* da
       std::memset(&ring_[0], 0, bytes - first);
     }
   }
-  // Chunks never become available before an earlier one.
-  const sc_time t = chunks_.empty() ? ready : std::max(ready, chunks_.back().ready);
-  if (!chunks_.empty() && chunks_.back().ready == t)
-    chunks_.back().bytes += bytes;  // same instant: one chunk
+  // Chunks never become available before an earlier one: bytes ready no
+  // later than the last chunk join it (they become available with it).
+  if (!chunks_.empty() && chunks_.back().ready >= ready)
+    chunks_.back().bytes += bytes;
   else
-    chunks_.push_back({bytes, t});
+    chunks_.push_back({bytes, ready});
   level_ += bytes;
   stats_.bytes_pushed += bytes;
   stats_.max_level = std::max(stats_.max_level, level_);
@@ -106,15 +106,19 @@ bool stream_fifo::try_push(uint64_t bytes, const sc_time& ready, const uint8_t* 
 }
 
 sc_time stream_fifo::remove_chunks(uint64_t bytes, uint8_t* out) {
+  // Ready times never decrease along the chunks (append keeps them so):
+  // the latest among those removed is the last one's.
   sc_time latest = sc_core::SC_ZERO_TIME;
   uint64_t left = bytes;
   while (left > 0) {
     chunk& c = chunks_.front();
-    latest = std::max(latest, c.ready);
-    const uint64_t take = std::min(left, c.bytes);
-    c.bytes -= take;
-    left -= take;
-    if (c.bytes == 0) chunks_.pop_front();
+    latest = c.ready;
+    if (c.bytes > left) {
+      c.bytes -= left;
+      break;
+    }
+    left -= c.bytes;
+    chunks_.pop_front();
   }
   if (functional_ && out) {
     const uint64_t first = std::min(bytes, capacity_ - head_);

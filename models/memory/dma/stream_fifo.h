@@ -114,8 +114,10 @@ class stream_fifo {
   sc_core::sc_time remove_chunks(uint64_t bytes, uint8_t* out);  // any case
   // The bookkeeping of `bytes` leaving: ring head, level, statistics, space.
   void consumed(uint64_t bytes) {
-    head_ += bytes;  // bytes <= level <= capacity: one wrap at most
-    if (head_ >= capacity_) head_ -= capacity_;
+    if (functional_) {  // only the byte ring has a head to move
+      head_ += bytes;   // bytes <= level <= capacity: one wrap at most
+      if (head_ >= capacity_) head_ -= capacity_;
+    }
     level_ -= bytes;
     stats_.bytes_popped += bytes;
     notify_space();
@@ -134,7 +136,7 @@ class stream_fifo {
   uint64_t reserved_ = 0;
   ring_queue<chunk> chunks_;
   std::vector<uint8_t> ring_;  // functional mode only
-  uint64_t head_ = 0;          // ring index of the oldest byte
+  uint64_t head_ = 0;          // ring index of the oldest byte (functional mode)
   // Only the FIFO's own blocking calls wait on these, and only while a
   // waiter exists are they notified: a decoupled consumer pops thousands of
   // records per quantum, and an event nobody waits for still costs a delta.
