@@ -337,7 +337,8 @@ sc_time gemv_unit::take_record(job& jb, mem::stream_fifo& fifo, const sc_time& f
   const sc_time taken =
       there ? std::max(*there, want) : matmul::wait_for_weights(clock_, fifo, jb.rec, buf, want);
   jb.dq_free = taken + dq_time;
-  const sc_time start = std::max(free_at, jb.dq_free);
+  if (jb.dq_free <= free_at) return free_at;  // the core waits for nothing
+  const sc_time& start = jb.dq_free;
   // Split the core's wait: the bytes' fault as far as they came after
   // the stage had to start for the core (not before the instruction),
   // the rest the stage's (its latency, or busy with other records).
