@@ -131,7 +131,12 @@ class gemv_unit : public threaded_unit {
     // Words completed by step p: after_word[after_begin[p] .. after_begin[p + 1]).
     std::vector<uint32_t> after_begin, after_word;
   };
-  static constexpr size_t kKeptTables = 8;
+  // A Gemma 3n token asks for about a dozen shapes (seven projection
+  // shapes, the keys and values of a local and of a global layer); with
+  // fewer kept than that the least recently used one is always the next
+  // one asked for, and a global layer's 32K-record tables were built again
+  // for every layer.
+  static constexpr size_t kKeptTables = 16;
   const stream_tables& tables_for(const job& jb);
   void build_tables(const job& jb, stream_tables& t);
   // Per-instruction bookkeeping, kept between instructions so that decode
