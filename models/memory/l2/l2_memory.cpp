@@ -27,10 +27,15 @@ void l2_memory::refuse_range(uint64_t first_word, uint64_t words, const char* wh
                        first_word, words, params_.section.words);
 }
 
-sc_time l2_memory::reserve(unsigned port, uint32_t words, const sc_time& earliest) {
+sc_time l2_memory::cycles(uint32_t n) const {
+  // One word is the common access (a GEMV writes its results word by word):
+  // the period itself, which the scaling below would give too.
+  return n == 1 ? params_.period : params_.period * static_cast<double>(n);
+}
+
+sc_time l2_memory::reserve(unsigned port, const sc_time& occupied, const sc_time& earliest) {
   const unsigned p = physical(port);
   const sc_time start = std::max(earliest, free_at_[p]);
-  const sc_time occupied = params_.period * static_cast<double>(words);
   free_at_[p] = start + occupied;
   stats_[p].busy += occupied;
   return start;
@@ -39,19 +44,20 @@ sc_time l2_memory::reserve(unsigned port, uint32_t words, const sc_time& earlies
 sc_time l2_memory::read(unsigned port, uint32_t first_word, uint32_t words, uint8_t* out,
                         const sc_time& earliest) {
   check(first_word, words, "read");
-  const sc_time start = reserve(port, words, earliest);
+  const sc_time start = reserve(port, cycles(words), earliest);
   stats_[physical(port)].words_read += words;
   if (out) copy_out(first_word, words, out);
-  return start + params_.period * static_cast<double>(words + params_.section.read_latency_cycles);
+  return start + cycles(words + params_.section.read_latency_cycles);
 }
 
 sc_time l2_memory::write(unsigned port, uint32_t first_word, uint32_t words, const uint8_t* data,
                          const sc_time& earliest) {
   check(first_word, words, "write");
-  const sc_time start = reserve(port, words, earliest);
+  const sc_time occupied = cycles(words);
+  const sc_time start = reserve(port, occupied, earliest);
   stats_[physical(port)].words_written += words;
   if (data) copy_in(first_word, words, data);
-  return start + params_.period * static_cast<double>(words);
+  return start + occupied;
 }
 
 sc_time l2_memory::port_free_at(unsigned port) const {

@@ -95,7 +95,11 @@ class l2_memory {
   }
   [[noreturn]] void refuse_port(unsigned port) const;
   [[noreturn]] void refuse_range(uint64_t first_word, uint64_t words, const char* what) const;
-  sc_core::sc_time reserve(unsigned port, uint32_t words, const sc_core::sc_time& earliest);
+  // n core clock cycles as time.
+  sc_core::sc_time cycles(uint32_t n) const;
+  // Books `occupied` on the port from `earliest` or when it is free; the start.
+  sc_core::sc_time reserve(unsigned port, const sc_core::sc_time& occupied,
+                           const sc_core::sc_time& earliest);
   // The bytes of words already checked (functional mode: copied; timing: zeros, dropped).
   void copy_out(uint32_t first_word, uint32_t words, uint8_t* out) const;
   void copy_in(uint32_t first_word, uint32_t words, const uint8_t* data);

@@ -45,7 +45,9 @@ void fake_ddr::b_transport(int, tlm::tlm_generic_payload& tx, sc_time& delay) {
            traffic ? traffic->cls : mem::traffic_class::host,
            tx.get_data_ptr() != nullptr,
            now + delay,
-           now + delay};
+           now + delay,
+           sc_core::SC_ZERO_TIME,
+           sc_core::SC_ZERO_TIME};
   if (!traffic) {
     tx.set_response_status(tlm::TLM_GENERIC_ERROR_RESPONSE);
     log.push_back(r);
@@ -68,6 +70,8 @@ void fake_ddr::b_transport(int, tlm::tlm_generic_payload& tx, sc_time& delay) {
       std::memcpy(&bytes_[a - base_], p, n);
   }
   r.completion = completion;
+  r.transfer_start = begin;
+  r.transfer_end = busy;
   log.push_back(r);
   traffic->transfer_start = begin;
   traffic->transfer_end = busy;
@@ -156,7 +160,7 @@ std::function<void()> drainer(mem::stream_fifo& fifo, uint64_t total, uint64_t c
 
 dma_bench::dma_bench(bench_options o) : opt(std::move(o)) {
   tlm_utils::tlm_quantumkeeper::set_global_quantum(opt.quantum);
-  ddr = std::make_unique<fake_ddr>("ddr", opt.ddr_base, opt.fake_ddr_size);
+  ddr = std::make_unique<fake_ddr>("ddr", opt.ddr_base, opt.fake_ddr_size, opt.ddr_gbps);
   router = std::make_unique<page_router>("bus");
   master = std::make_unique<bus_master>("master");
   master->socket.bind(router->in);

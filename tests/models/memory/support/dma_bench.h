@@ -54,6 +54,7 @@ class fake_ddr : public sc_core::sc_module {
     mem::traffic_class cls;
     bool has_data;
     sc_time start, completion;
+    sc_time transfer_start, transfer_end;  // the data's own stretch (answered requests)
   };
   fake_ddr(sc_core::sc_module_name name, uint64_t base, uint64_t size, double gbps = 4.0,
            sc_time latency = ns(100));
@@ -128,6 +129,7 @@ struct bench_options {
   bool functional = true;
   uint64_t weight_fifo_bytes = 65536;
   uint64_t acp_fifo_bytes = 512;
+  double ddr_gbps = 4.0;        // the fake DDR's rate per port
   mem::dma_channel_params dma;  // block, outstanding, depths, alignment (page fields ignored)
   sc_time quantum = us(1);
   bool with_npu = false;
