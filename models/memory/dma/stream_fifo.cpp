@@ -44,7 +44,10 @@ void stream_fifo::wait_for_space(uint64_t bytes) {
   if (free_space() >= bytes) return;
   const sc_time t0 = kernel_time();
   ++space_waiters_;
-  while (free_space() < bytes) sc_core::wait(popped_);
+  while (free_space() < bytes) {
+    space_notified_ = false;  // the next pop wakes this wait
+    sc_core::wait(popped_);
+  }
   --space_waiters_;
   stats_.producer_stall += kernel_time() - t0;
 }

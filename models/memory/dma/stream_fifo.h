@@ -124,9 +124,14 @@ class stream_fifo {
   }
   void wait_for_space(uint64_t bytes);
   // Wakes a producer waiting for space, if one is. A waiter re-checks the
-  // space when it wakes, so a notification no one waits for is left out.
+  // space when it wakes, so a notification no one waits for is left out,
+  // and so is any after the first of a wait: a consumer pops many records
+  // before the waiter runs, and one notification wakes it.
   void notify_space() {
-    if (space_waiters_ > 0) popped_.notify(sc_core::SC_ZERO_TIME);
+    if (space_waiters_ > 0 && !space_notified_) {
+      space_notified_ = true;
+      popped_.notify(sc_core::SC_ZERO_TIME);
+    }
   }
 
   std::string name_;
@@ -143,6 +148,7 @@ class stream_fifo {
   sc_core::sc_event pushed_;
   sc_core::sc_event popped_;
   unsigned space_waiters_ = 0, data_waiters_ = 0;
+  bool space_notified_ = false;  // popped_ notified since a waiter last waited
   stats stats_;
 };
 
