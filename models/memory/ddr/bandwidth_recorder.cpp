@@ -99,9 +99,9 @@ void bandwidth_recorder::coarsen() {
 
 void bandwidth_recorder::record(const ddr_access& a) {
   if (a.bytes == 0) return;
-  const double latency_ns = to_ns(a.latency());
-  const double queueing_ns = to_ns(a.queueing);
-  const double port_wait_ns = to_ns(a.port_wait);
+  const double latency_ns = ns_(a.latency());
+  const double queueing_ns = ns_(a.queueing);
+  const double port_wait_ns = ns_(a.port_wait);
   const size_t p = static_cast<size_t>(a.port);
   const size_t c = static_cast<size_t>(a.cls);
   ports_[p].add(a, latency_ns, queueing_ns, port_wait_ns);

@@ -17,6 +17,7 @@
 #include <systemc>
 #include <vector>
 
+#include "infra/trace/trace_hub.h"
 #include "models/memory/common/traffic.h"
 
 namespace pccx::mem {
@@ -149,6 +150,7 @@ class bandwidth_recorder {
   sc_core::sc_time window_;
   uint64_t window_ticks_;
   double window_ns_;
+  trace::ns_converter ns_;             // to_ns() per transaction
   sc_core::sc_time requested_window_;  // stats.window_ns, before any coarsening
   size_t max_windows_;
   double peak_bytes_per_s_;

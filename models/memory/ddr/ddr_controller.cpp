@@ -138,7 +138,7 @@ void ddr_controller::b_transport(int id, tlm::tlm_generic_payload& tr, sc_time& 
   if (now != forgotten_before_) {
     forgotten_before_ = now;
     scheduler_.forget_before(now);
-    if (dram_) dram_->forget_before(to_ns(now));
+    if (dram_) dram_->forget_before(ns_(now));
   }
   ddr_access a;
   a.port = port;
@@ -156,7 +156,7 @@ void ddr_controller::b_transport(int id, tlm::tlm_generic_payload& tr, sc_time& 
     // write). The port itself is busy only for its own transfer, so
     // requests in flight overlap their DRAM latency.
     const uint64_t offset = address - params_.base;
-    const double arrived_ns = to_ns(a.arrival);
+    const double arrived_ns = ns_(a.arrival);
     const double done_ns =
         write ? dram_->write(port, ext->cls, offset, length, arrived_ns)
               : dram_->read(port, ext->cls, offset, length, arrived_ns).data_end_ns;

@@ -31,6 +31,7 @@
 #include "infra/log/logger.h"
 #include "infra/time/ns_to_ticks.h"
 #include "infra/trace/analysis_port.h"
+#include "infra/trace/trace_hub.h"
 #include "models/memory/common/traffic.h"
 #include "models/memory/ddr/backing_store.h"
 #include "models/memory/ddr/bandwidth_recorder.h"
@@ -94,6 +95,7 @@ class ddr_controller : public sc_core::sc_module {
 
   ddr_params params_;
   double tick_s_;  // the kernel's time resolution, seconds
+  trace::ns_converter ns_;  // to_ns() per transaction
   ns_to_ticks ns_ticks_;  // the DRAM's nanoseconds as kernel ticks
   ddr_capacity capacity_;
   log::logger log_;
