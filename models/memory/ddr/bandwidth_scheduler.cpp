@@ -80,23 +80,21 @@ ddr_grant bandwidth_scheduler::schedule(ddr_port port, bool write, const sc_core
   for (size_t round = 0; round <= kDdrPorts; ++round) {
     port_mask busy;
     busy.set(self);
-    for (size_t p = 0; p < kDdrPorts; ++p) {
-      const port_state& s = ports_[p];
-      if (p == self || !s.used) continue;
-      if (s.period_start <= begin && begin < s.busy_until + horizon_ticks_) busy.set(p);
-    }
-    rates = &rates_for(busy);
     // Ports with gaps take what they ask for; the others share the rest.
     port_rates caps;
     bool light = false;
-    for (size_t p = 0; p < kDdrPorts; ++p)
-      if (p != self && busy[p] && !ports_[p].back_to_back && ports_[p].asked > 0 &&
-          ports_[p].asked < caps_[p]) {
+    for (size_t p = 0; p < kDdrPorts; ++p) {
+      const port_state& s = ports_[p];
+      if (p == self || !s.used) continue;
+      if (s.period_start > begin || begin >= s.busy_until + horizon_ticks_) continue;
+      busy.set(p);
+      if (!s.back_to_back && s.asked > 0 && s.asked < caps_[p]) {
         if (!light) caps = caps_;
-        caps[p] = ports_[p].asked;
+        caps[p] = s.asked;
         light = true;
       }
-    if (light) rates = &light_rates_for(busy, caps);
+    }
+    rates = light ? &light_rates_for(busy, caps) : &rates_for(busy);
     if ((*rates)[self] > 0) break;
     uint64_t lapse = std::numeric_limits<uint64_t>::max();
     for (size_t p = 0; p < kDdrPorts; ++p)
