@@ -38,20 +38,6 @@ double traffic_totals::avg_port_wait_ns() const {
   return transactions ? port_wait_sum_ns / static_cast<double>(transactions) : 0.0;
 }
 
-void traffic_totals::add(const ddr_access& a, double latency_ns, double queueing_ns,
-                         double port_wait_ns) {
-  if (transactions == 0 || a.arrival < first_arrival) first_arrival = a.arrival;
-  if (transactions == 0 || a.completion > last_completion) last_completion = a.completion;
-  ++transactions;
-  bytes += a.bytes;
-  (a.write ? write_bytes : read_bytes) += a.bytes;
-  latency_sum_ns += latency_ns;
-  latency_max_ns = std::max(latency_max_ns, latency_ns);
-  queueing_sum_ns += queueing_ns;
-  queueing_max_ns = std::max(queueing_max_ns, queueing_ns);
-  port_wait_sum_ns += port_wait_ns;
-}
-
 bandwidth_recorder::bandwidth_recorder(const sc_core::sc_time& window, double peak_bytes_per_s,
                                        double effective_bytes_per_s, size_t max_windows)
     : window_(window),
