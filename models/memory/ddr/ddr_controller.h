@@ -97,7 +97,7 @@ class ddr_controller : public sc_core::sc_module {
   double tick_s_;  // the kernel's time resolution, seconds
   trace::ns_converter ns_;  // to_ns() per transaction
   // Ticks as sc_time without a call into the library: sc_time's scaling of
-  // one tick is exact below 2^52 ticks (52 days in picoseconds).
+  // one tick is exact below 2^52 ticks (75 minutes in picoseconds).
   sc_core::sc_time time_of(uint64_t ticks) const {
     return ticks < (uint64_t{1} << 52) ? tick_ * static_cast<double>(ticks)
                                        : sc_core::sc_time::from_value(ticks);
