@@ -163,8 +163,8 @@ void ddr_controller::b_transport(int id, tlm::tlm_generic_payload& tr, sc_time& 
     end = std::max(end, ns_ticks_(done_ns));
     scheduler_.extend(port, end);
   }
-  a.start = time_of(g.start);
-  a.end = time_of(end);
+  a.start = time_of_(g.start);
+  a.end = time_of_(end);
   a.completion = a.end + (write ? params_.write_latency : params_.read_latency);
   // Waiting to start, plus the time the transfer took beyond what its port
   // alone would need (both in whole ticks, as the timeline rounds).
@@ -177,9 +177,9 @@ void ddr_controller::b_transport(int id, tlm::tlm_generic_payload& tr, sc_time& 
   const uint64_t at_cap = memo.ticks;
   const uint64_t took = end - g.start;  // front end and DRAM
   a.queueing = a.start - a.arrival;
-  if (took > at_cap) a.queueing += time_of(took - at_cap);
+  if (took > at_cap) a.queueing += time_of_(took - at_cap);
   const uint64_t arrived = a.arrival.value();
-  a.port_wait = g.ready == arrived ? sc_core::SC_ZERO_TIME : time_of(g.ready - arrived);
+  a.port_wait = g.ready == arrived ? sc_core::SC_ZERO_TIME : time_of_(g.ready - arrived);
 
   recorder_.record(a);
   if (plot_recorder_) plot_recorder_->record_series(a);

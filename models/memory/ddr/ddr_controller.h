@@ -30,6 +30,7 @@
 
 #include "infra/log/logger.h"
 #include "infra/time/ns_to_ticks.h"
+#include "infra/time/ticks_as_time.h"
 #include "infra/trace/analysis_port.h"
 #include "infra/trace/trace_hub.h"
 #include "models/memory/common/traffic.h"
@@ -96,13 +97,7 @@ class ddr_controller : public sc_core::sc_module {
   ddr_params params_;
   double tick_s_;  // the kernel's time resolution, seconds
   trace::ns_converter ns_;  // to_ns() per transaction
-  // Ticks as sc_time without a call into the library: sc_time's scaling of
-  // one tick is exact below 2^52 ticks (75 minutes in picoseconds).
-  sc_core::sc_time time_of(uint64_t ticks) const {
-    return ticks < (uint64_t{1} << 52) ? tick_ * static_cast<double>(ticks)
-                                       : sc_core::sc_time::from_value(ticks);
-  }
-  sc_core::sc_time tick_ = sc_core::sc_time::from_value(1);
+  ticks_as_time time_of_;   // the scheduler's and DRAM's ticks as sc_time
   ns_to_ticks ns_ticks_;  // the DRAM's nanoseconds as kernel ticks
   ddr_capacity capacity_;
   log::logger log_;

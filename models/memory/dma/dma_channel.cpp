@@ -278,19 +278,11 @@ void dma_channel::move(const descriptor& d) {
         // would have on its own behind the previous one.
         const uint64_t span = (xfer_end - xfer_start).value();
         const sc_time latency = completion - xfer_end;
-        // floor(span x moved / n) ticks after the start: a whole block adds
-        // q of them, or q + 1 where the remainders carry, so the times are
-        // stepped in sc_time arithmetic rather than built from ticks.
-        const uint64_t q = share_of_span(span, block_, n);
-        const sc_time step = sc_time::from_value(q), step_up = sc_time::from_value(q + 1);
-        sc_time at = xfer_start + latency;
-        uint64_t moved = 0, ticks = 0;
+        uint64_t moved = 0;
         for (uint64_t b = 0; b < group; ++b) {
           const uint32_t part = static_cast<uint32_t>(std::min<uint64_t>(block_, n - moved));
           moved += part;
-          const uint64_t t = share_of_span(span, moved, n), d = t - ticks;
-          at += d == q ? step : d == q + 1 ? step_up : sc_time::from_value(d);
-          ticks = t;
+          const sc_time at = xfer_start + time_of_(share_of_span(span, moved, n)) + latency;
           fifo_.push(part, at, data ? data + (moved - part) : nullptr);
           in_flight.push_back(at);
           in_flight_bytes_.push_back({at, part});

@@ -28,6 +28,7 @@
 #include "infra/log/logger.h"
 #include "infra/regs/register_bank.h"
 #include "infra/time/decoupled_clock.h"
+#include "infra/time/ticks_as_time.h"
 #include "infra/trace/analysis_port.h"
 #include "models/memory/common/traffic.h"
 #include "models/memory/dma/dma_config.h"
@@ -190,6 +191,7 @@ class dma_channel : public sc_core::sc_module {
   // descriptors so that a driver's many small ones allocate nothing.
   ring_queue<sc_core::sc_time> in_flight_;
   ring_queue<sc_core::sc_time> pending_done_;  // completion of descriptors done later
+  ticks_as_time time_of_;                      // a coalesced transaction's block times
   stats stats_;
 
   sc_core::sc_event cmd_pushed_, cmd_popped_, status_popped_;
